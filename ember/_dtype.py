@@ -1,0 +1,245 @@
+"""dtypes and torch's type-promotion rules.
+
+An ember dtype wraps a NumPy dtype (bfloat16 comes from the small `ml_dtypes` package). Promotion
+follows torch, not NumPy: types are ranked by *category* (bool < integer < floating), and 0-d
+tensors and Python scalars are "weak" -- they only matter when they belong to a higher category
+than every dimensioned tensor. So `int32 * 1.5 -> float32` (the default dtype) and
+`float16 + float64 0-d tensor -> float16`, where NumPy would answer float64 twice.
+
+Read next: `_device.py`, then `_tensor.py`.
+"""
+import builtins
+
+import ml_dtypes
+import numpy as np
+
+__all__ = [
+    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+    "float64", "half", "float", "double", "short", "int", "long", "get_default_dtype",
+    "set_default_dtype", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
+]
+
+BOOL, INTEGER, FLOATING = 0, 1, 2
+
+
+class dtype:
+    """A tensor element type; `ember.float32` and friends are the only instances."""
+
+    __slots__ = ("name", "np", "category", "itemsize", "is_signed")
+
+    def __init__(self, name, np_dtype, category):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.category = category
+        self.itemsize = self.np.itemsize
+        self.is_signed = category == FLOATING or self.np.kind == "i"
+
+    @property
+    def is_floating_point(self):
+        return self.category == FLOATING
+
+    @property
+    def is_complex(self):
+        return False
+
+    def to_real(self):
+        return self
+
+    def __repr__(self):
+        return f"ember.{self.name}"
+
+    def __reduce__(self):
+        return (_from_name, (self.name,))
+
+
+def _from_name(name):
+    return globals()[name]
+
+
+bool = dtype("bool", np.bool_, BOOL)
+uint8 = dtype("uint8", np.uint8, INTEGER)
+int8 = dtype("int8", np.int8, INTEGER)
+int16 = dtype("int16", np.int16, INTEGER)
+int32 = dtype("int32", np.int32, INTEGER)
+int64 = dtype("int64", np.int64, INTEGER)
+float16 = dtype("float16", np.float16, FLOATING)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOATING)
+float32 = dtype("float32", np.float32, FLOATING)
+float64 = dtype("float64", np.float64, FLOATING)
+
+# torch's aliases
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+
+# the names torch uses for dtypes in error messages ("result type Float can't be cast to ...")
+_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
+                 "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
+                 "float32": "Float", "float64": "Double"}
+
+
+def scalar_name(d):
+    return _SCALAR_NAMES[d.name]
+
+
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+_BY_NUMPY = {d.np: d for d in ALL_DTYPES}
+
+
+def from_numpy_dtype(np_dtype):
+    """The ember dtype of a NumPy dtype; raises TypeError for types ember lacks (complex, uint16...)."""
+    try:
+        return _BY_NUMPY[np_dtype]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
+            "types are: float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, "
+            "and bool.") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# default dtype
+
+_default_float = float32
+
+
+def get_default_dtype():
+    return _default_float
+
+
+def set_default_dtype(d):
+    global _default_float
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_float = d
+
+
+# ----------------------------------------------------------------------------------------------
+# promotion
+
+_promote_cache = {}
+
+
+def promote_types(type1, type2):
+    """torch.promote_types: the smallest type both can be cast to without leaving their category."""
+    key = (type1, type2)
+    hit = _promote_cache.get(key)
+    if hit is None:
+        hit = _promote_cache[key] = _promote_uncached(type1, type2)
+    return hit
+
+
+def _promote_uncached(a, b):
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.category == FLOATING:
+        if {a, b} == {float16, bfloat16}:
+            return float32  # neither holds the other: torch goes up to float32
+        return a if a.itemsize > b.itemsize else b
+    return _BY_NUMPY[np.promote_types(a.np, b.np)]  # integers: NumPy agrees (uint8+int8 -> int16)
+
+
+def scalar_dtype(value):
+    """The dtype a Python scalar takes when it stands alone (`ember.tensor(1.5)`)."""
+    if isinstance(value, builtins.bool):
+        return bool
+    if isinstance(value, builtins.int):
+        return int64
+    if isinstance(value, builtins.float):
+        return _default_float
+    if isinstance(value, complex):
+        raise TypeError("ember does not support complex numbers")
+    raise TypeError(f"expected a Python number, got {type(value).__name__}")
+
+
+def _combine(higher, lower):
+    """Merge the result of a stronger group with a weaker one (torch's combine_categories)."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.category == FLOATING:
+        return higher
+    if higher is bool or lower.category == FLOATING:
+        return promote_types(higher, lower)
+    return higher
+
+
+def _weak_category_default(category):
+    return (bool, int64, _default_float)[category]
+
+
+def result_dtype(dims, zeros, scalar_category):
+    """Promotion from three groups: dtypes of dimensioned tensors, of 0-d tensors, and the highest
+    category among Python scalars (None if there are none)."""
+    dim_result = zero_result = None
+    for d in dims:
+        dim_result = d if dim_result is None else promote_types(dim_result, d)
+    for d in zeros:
+        zero_result = d if zero_result is None else promote_types(zero_result, d)
+    wrapped = None if scalar_category is None else _weak_category_default(scalar_category)
+    return _combine(dim_result, _combine(zero_result, wrapped))
+
+
+def result_type(tensor, other):
+    """torch.result_type for two operands (tensors or Python numbers)."""
+    from ._tensor import Tensor
+
+    dims, zeros, cat = [], [], None
+    for x in (tensor, other):
+        if isinstance(x, Tensor):
+            (dims if x.ndim else zeros).append(x.dtype)
+        else:
+            c = scalar_dtype(x).category
+            cat = c if cat is None else max(cat, c)
+    return result_dtype(dims, zeros, cat)
+
+
+def can_cast(from_, to):
+    """torch.can_cast: casting may not lower the category (float -> int, int -> bool)."""
+    return from_.category <= to.category
+
+
+# ----------------------------------------------------------------------------------------------
+# finfo / iinfo
+
+
+class finfo:
+    """Machine limits of a floating dtype (torch.finfo)."""
+
+    def __init__(self, type=None):
+        type = _default_float if type is None else type
+        if not type.is_floating_point:
+            raise TypeError(f"torch.finfo() requires a floating point input type. Use "
+                            f"torch.iinfo to handle '{type}'")
+        info = ml_dtypes.finfo(type.np) if type is bfloat16 else np.finfo(type.np)
+        self.dtype = type.name
+        self.bits = type.itemsize * 8
+        self.eps = builtins.float(info.eps)
+        self.max = builtins.float(info.max)
+        self.min = builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = builtins.float(info.resolution)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Machine limits of an integer dtype (torch.iinfo)."""
+
+    def __init__(self, type):
+        if type.is_floating_point:
+            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo "
+                            f"to handle '{type}'")
+        info = np.iinfo(np.uint8 if type is bool else type.np)
+        self.dtype = type.name
+        self.bits = type.itemsize * 8
+        self.max = 1 if type is bool else builtins.int(info.max)
+        self.min = 0 if type is bool else builtins.int(info.min)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

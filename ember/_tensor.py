@@ -1,0 +1,461 @@
+"""`Tensor`: an n-d array (NumPy or CuPy) plus what autograd needs to know about it.
+
+A Tensor holds
+  _data         the array; views (transpose, slices, ...) are NumPy views of their base's array,
+                so writing through either one is seen by the other, as in torch;
+  _vc           the version counter, one per storage: every in-place op bumps it, and the
+                engine compares it with the version a saved tensor had when it was saved;
+  _base         the tensor whose memory a view shares (None for a non-view);
+  _grad_fn      the graph node that made it (None for leaves); `_output_nr` says which output;
+  grad, requires_grad, hooks, and an optional per-instance __dict__ (torch allows attributes).
+
+Torch calls the same split TensorImpl (storage, sizes, strides, version counter) and
+AutogradMeta (grad, grad_fn, hooks). Math methods (`add`, `sum`, `__mul__`, ...) are not written
+here: each op module exports them and `_tensor_methods.py` binds them, so an op's public
+surface stays beside its kernel.
+
+Read next: `ops/_op.py` (how an op is declared), then `ops/_dispatch.py` (how it runs).
+"""
+import numpy as np
+
+from . import _backend
+from . import _dtype as dt
+from ._device import CPU, as_device
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints that prints as `ember.Size([2, 3])`."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"ember.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        got = tuple.__getitem__(self, item)
+        return Size(got) if isinstance(item, slice) else got
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+class VersionCounter:
+    """Shared by a tensor and all its views; bumped by every in-place write."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it."""
+
+    __slots__ = ("_data", "_dtype", "_device", "_vc", "_base", "_view_fn", "_view_of_fn",
+                 "_grad_fn", "_output_nr", "_requires_grad", "grad", "_grad_acc",
+                 "_retains_grad", "_hooks", "_post_acc_hooks", "__dict__", "__weakref__")
+
+    # torch's Parameter / nn code checks this; plain tensors are not parameters
+    _is_param = False
+
+    def __new__(cls, *args, device=None, dtype=None):
+        """`ember.Tensor(2, 3)` (uninitialised float) or `ember.Tensor([1, 2])` (data), as torch."""
+        from ._creation import legacy_constructor
+
+        return legacy_constructor(cls, args, device, dtype)
+
+    @classmethod
+    def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0, device=CPU):
+        """Wrap an array without copying (the hot path: every op result comes through here)."""
+        t = object.__new__(cls)
+        t._data = data
+        t._dtype = dt._BY_NUMPY[data.dtype]
+        t._device = device
+        t._vc = VersionCounter()
+        t._base = None
+        t._view_fn = None
+        t._view_of_fn = None
+        t._grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._requires_grad = requires_grad
+        t.grad = None
+        t._grad_acc = None
+        t._retains_grad = False
+        t._hooks = None
+        t._post_acc_hooks = None
+        return t
+
+    # ------------------------------------------------------------------------------------------
+    # metadata
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self):
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self):
+        return self._device.type == "cpu"
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.size * self._dtype.itemsize
+
+    def is_floating_point(self):
+        return self._dtype.is_floating_point
+
+    def is_complex(self):
+        return False
+
+    def is_signed(self):
+        return self._dtype.is_signed
+
+    def is_inference(self):
+        return False
+
+    @property
+    def layout(self):
+        from . import strided
+
+        return strided
+
+    @property
+    def is_sparse(self):
+        return False
+
+    @property
+    def is_quantized(self):
+        return False
+
+    @property
+    def is_meta(self):
+        return False
+
+    def _wrap_dim(self, dim):
+        from ._utils import wrap_dim
+
+        return wrap_dim(dim, self._data.ndim)
+
+    # memory layout: strides and offsets count elements, as in torch
+
+    def stride(self, dim=None):
+        size = self._dtype.itemsize
+        strides = tuple(s // size for s in self._data.strides)
+        return strides if dim is None else strides[self._wrap_dim(dim)]
+
+    def data_ptr(self):
+        if self._data.size == 0:
+            return 0
+        if self._device.type == "cpu":
+            return self._data.__array_interface__["data"][0]
+        return self._data.data.ptr
+
+    def storage_offset(self):
+        root = self._base if self._base is not None else self
+        if self._data.size == 0:
+            return 0
+        return (self.data_ptr() - root._storage_start()) // self._dtype.itemsize
+
+    def _storage_start(self):
+        """Address of the first element of this (base) tensor's memory block."""
+        arr = self._data
+        if arr.size == 0:
+            return 0
+        lowest = sum(min(0, (n - 1) * s) for n, s in zip(arr.shape, arr.strides))
+        return self.data_ptr() + lowest
+
+    def is_contiguous(self, memory_format=None):
+        from . import channels_last, contiguous_format
+
+        if memory_format is None or memory_format is contiguous_format:
+            return self._data.flags.c_contiguous
+        if memory_format is channels_last:
+            return self.ndim == 4 and self._data.transpose(0, 2, 3, 1).flags.c_contiguous
+        raise RuntimeError(f"unsupported memory format {memory_format}")
+
+    def untyped_storage(self):
+        from ._storage import UntypedStorage
+
+        return UntypedStorage._of(self)
+
+    # ------------------------------------------------------------------------------------------
+    # autograd state
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        requires_grad = bool(requires_grad)
+        if self.grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach().")
+            return self
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        """The node that created this tensor. A view whose base was changed in place (through
+        another view) gets a fresh node that re-derives it from the base's new history."""
+        if self._base is not None and self._view_fn is not None:
+            base_fn = self._base._grad_fn
+            if base_fn is not self._view_of_fn:
+                from .autograd.graph import regenerate_view_grad_fn
+
+                regenerate_view_grad_fn(self)
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def _version(self):
+        return self._vc.value
+
+    def _bump_version(self):
+        self._vc.value += 1
+
+    def retain_grad(self):
+        """Keep `.grad` for a non-leaf after backward (leaves keep theirs anyway)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is not None and not self._retains_grad:
+            from .autograd.graph import add_retain_grad_hook
+
+            add_retain_grad_hook(self)
+        self._retains_grad = self.grad_fn is not None
+        return None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` when this tensor's gradient is computed; a non-None return value
+        replaces the gradient. Returns a handle with `.remove()`."""
+        from .autograd.graph import register_tensor_hook
+
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        return register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call `hook(tensor)` after a leaf's `.grad` was updated (what DDP and fused optimizers
+        use to act on a gradient as soon as it is ready)."""
+        from .autograd.graph import RemovableHandle
+
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if self._post_acc_hooks is None:
+            self._post_acc_hooks = {}
+        return RemovableHandle(self._post_acc_hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's `.grad` (see autograd/engine.py)."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor sharing this one's memory (and version counter) with no history."""
+        t = Tensor._make(self._data, device=self._device)
+        t._vc = self._vc
+        t._base = self if self._base is None else self._base
+        return t
+
+    def detach_(self):
+        if self._base is not None and self._view_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._requires_grad = False
+        self._output_nr = 0
+        return self
+
+    @property
+    def data(self):
+        """The same memory as a tensor outside autograd (`x.data`); assigning replaces it."""
+        return self.detach()
+
+    @data.setter
+    def data(self, new):
+        if not isinstance(new, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(new).__name__}")
+        self._data = new._data
+        self._dtype = new._dtype
+        self._device = new._device
+
+    # ------------------------------------------------------------------------------------------
+    # conversions
+
+    def numpy(self, *, force=False):
+        """The underlying NumPy array (shared memory), as torch's `.numpy()`."""
+        if self._device.type != "cpu":
+            if not force:
+                raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use "
+                                "Tensor.cpu() to copy the tensor to host memory first.")
+            return _backend.transfer(self._data, CPU)
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = _backend.transfer(self._data, CPU)
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
+                               "to Scalar")
+        return _backend.transfer(self._data, CPU).reshape(()).item()
+
+    def tolist(self):
+        arr = _backend.transfer(self._data, CPU)
+        if self._dtype is dt.bfloat16:
+            arr = arr.astype(np.float32)
+        return arr.tolist()
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} is ambiguous")
+        return bool(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __index__(self):
+        if self._dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an "
+                            "index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
+
+    __hash__ = object.__hash__  # tensors hash by identity, as in torch
+
+    def __repr__(self, *, tensor_contents=None):
+        from ._tensor_str import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) "
+                               "support the deepcopy protocol at the moment.  If you were "
+                               "attempting to deepcopy a module, this may be because of a "
+                               "torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        new = type(self)._make(self._data.copy(), self._requires_grad, device=self._device)
+        if self.grad is not None:
+            new.grad = self.grad.__deepcopy__(memo)
+        extra = getattr(self, "__dict__", None)
+        if extra:
+            import copy
+
+            new.__dict__.update(copy.deepcopy(extra, memo))
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, protocol):
+        from .serialization import reduce_tensor
+
+        return reduce_tensor(self)
+
+    def __setstate__(self, state):
+        from .serialization import set_tensor_state
+
+        set_tensor_state(self, state)
+

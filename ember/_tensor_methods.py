@@ -1,0 +1,88 @@
+"""Binds the op layer's public functions onto `Tensor` as methods and Python operators.
+
+Each op module marks what it publishes with `export(..., method=True)`; this file attaches
+those, then maps Python's operator protocol (`+`, `+=`, `@`, `<`, `~`, ...) to the same
+functions, so `a + b`, `a.add(b)` and `ember.add(a, b)` run one op.
+"""
+import numbers
+
+from ._tensor import Tensor
+from .ops._op import EXPORTS
+
+# operator -> public function; `__r*__` swap operands and `__i*__` use the in-place method
+_BINARY = {
+    "add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "floordiv": "floor_divide",
+    "mod": "remainder", "pow": "pow", "matmul": "matmul", "and": "bitwise_and",
+    "or": "bitwise_or", "xor": "bitwise_xor", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}
+_COMPARE = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
+_UNARY = {"neg": "neg", "abs": "abs", "invert": "bitwise_not"}
+
+
+def _operand(x):
+    return isinstance(x, (Tensor, numbers.Number))
+
+
+def _forward(fn):
+    def method(self, other):
+        if not _operand(other):
+            return NotImplemented
+        return fn(self, other)
+    return method
+
+
+def _reflected(fn):
+    def method(self, other):
+        if not _operand(other):
+            return NotImplemented
+        return fn(other, self)
+    return method
+
+
+def _bind_methods():
+    for name, (fn, _, as_method) in EXPORTS.items():
+        if as_method:
+            setattr(Tensor, name, fn)
+
+
+def _bind_operators():
+    for py, name in _BINARY.items():
+        fn = EXPORTS.get(name, (None,))[0]
+        inplace = EXPORTS.get(name + "_", (None,))[0]
+        if fn is not None:
+            setattr(Tensor, f"__{py}__", _forward(fn))
+            setattr(Tensor, f"__r{py}__", _reflected(fn))
+        if inplace is not None:
+            setattr(Tensor, f"__i{py}__", _forward(inplace))
+    for py, name in _COMPARE.items():
+        if name in EXPORTS:
+            setattr(Tensor, f"__{py}__", _forward(EXPORTS[name][0]))
+    for py, name in _UNARY.items():
+        if name in EXPORTS:
+            setattr(Tensor, f"__{py}__", EXPORTS[name][0])
+    Tensor.__pos__ = lambda self: self
+
+
+def _bind_properties():
+    Tensor.T = property(lambda self: self.permute(*reversed(range(self.ndim))),
+                        doc="All dims reversed (torch deprecates it for ndim != 2).")
+    Tensor.mT = property(lambda self: self.transpose(-2, -1),
+                         doc="The last two dims swapped (a batch of matrices transposed).")
+    Tensor.mH = Tensor.mT
+    Tensor.H = property(lambda self: self.t(), doc="Conjugate transpose (real here: .t()).")
+
+
+Tensor.__array_priority__ = 1000  # NumPy defers `ndarray + tensor` to Tensor.__radd__
+
+
+def bind():
+    _bind_methods()
+    _bind_operators()
+    _bind_properties()
+
+
+def missing_operators():
+    """Operator names whose function no op module exports yet (checked by the tests)."""
+    wanted = list(_BINARY.values()) + list(_COMPARE.values()) + list(_UNARY.values())
+    return sorted({name for name in wanted if name not in EXPORTS})

@@ -1,0 +1,343 @@
+"""The backward engine: from output gradients to leaf gradients, without recursion.
+
+    1. discover   walk `next_functions` from the roots (an explicit stack, so a 100,000-op
+                  chain is fine), counting for each node how many edges point at it;
+    2. prune      with `inputs=` (or autograd.grad), keep only nodes that lead to an input;
+    3. execute    a node runs once every node that feeds it has run (Kahn's algorithm, ties
+                  broken by creation order, newest first, as torch's engine does). Its
+                  output gradients are summed per slot, passed through tensor hooks, handed
+                  to the rule; each resulting gradient is summed down to its input's shape
+                  (the rules never undo broadcasting) and cast to the input's dtype;
+    4. release    saved tensors are freed as each node finishes, unless retain_graph.
+
+Rules run with grad mode off, unless create_graph=True: then they record a graph of their own
+and the gradients can be differentiated again.
+
+Read next: `function.py` (user-defined autograd functions) and `functional.py`.
+"""
+import heapq
+
+from .._tensor import Tensor
+from . import anomaly_mode, grad_mode
+from .graph import AccumulateGrad, edge_of
+
+__all__ = ["backward", "grad"]
+
+_grad = grad_mode.state
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """torch.autograd.backward: accumulate gradients of `tensors` into the leaves' `.grad`."""
+    tensors = _as_tuple(tensors)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    grads = _root_grads(tensors, grad_tensors, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    targets = None
+    if inputs is not None:
+        targets = _as_tuple(inputs)
+        if not targets:
+            raise RuntimeError("backward() received an empty list of inputs")
+        _check_inputs(targets)
+    _run(tensors, grads, retain_graph, create_graph, targets, capture=False)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """torch.autograd.grad: the gradients of `outputs` w.r.t. `inputs`, returned (not stored)."""
+    if is_grads_batched:
+        raise NotImplementedError("autograd.grad(is_grads_batched=True) needs vmap, which ember "
+                                  "does not have")
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    elif materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads"
+                         "=True, but got: allow_unused=False.")
+    _check_inputs(inputs)
+    grads = _root_grads(outputs, grad_outputs, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+    result = _run(outputs, grads, retain_graph, create_graph, inputs, capture=True)
+    for i, g in enumerate(result):
+        if g is None:
+            if materialize_grads:
+                result[i] = inputs[i].new_zeros(inputs[i].shape)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+    return tuple(result)
+
+
+# ----------------------------------------------------------------------------------------------
+# arguments
+
+
+def _as_tuple(x):
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _check_inputs(inputs):
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+
+
+def _root_grads(outputs, grad_outputs, create_graph):
+    """The gradient that seeds each output: given, or implicit ones for scalars."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    else:
+        grad_outputs = _as_tuple(grad_outputs) if not isinstance(grad_outputs, Tensor) \
+            else (grad_outputs,)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad_tensors has {len(grad_outputs)} entries but there are "
+                           f"{len(outputs)} tensors")
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out._dtype.is_floating_point:
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                   f"but got {out._dtype}")
+            g = out.new_ones(out.shape)
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
+        elif g._data.shape != out._data.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
+                               f"and output[{i}] has a shape of {out.shape}.")
+        elif g._dtype.is_floating_point != out._dtype.is_floating_point:
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required "
+                               f"to have the same dtype. Mismatch in dtype: grad_output[{i}] has "
+                               f"a dtype of {g._dtype} and output[{i}] has a dtype of "
+                               f"{out._dtype}.")
+        grads.append(g)
+    return grads
+
+
+# ----------------------------------------------------------------------------------------------
+# the graph walk
+
+
+def _run(outputs, grads, retain_graph, create_graph, targets, capture):
+    roots = [edge_of(t) for t in outputs]
+    target_edges = [edge_of(t) for t in targets] if targets is not None else None
+    deps, needed = _discover([node for node, _ in roots], target_edges)
+    buffers = {}
+    for (node, nr), g in zip(roots, grads):
+        _add(buffers, node, nr, g)
+    captures = _capture_slots(target_edges) if target_edges is not None else {}
+    captured = [None] * (len(target_edges) if target_edges is not None else 0)
+    previous = _grad.grad_enabled
+    _grad.grad_enabled = create_graph
+    try:
+        _execute(deps, needed, buffers, captures, captured, retain_graph,
+                 capture or target_edges is not None, capture)
+    finally:
+        _grad.grad_enabled = previous
+    if targets is not None and not capture:
+        _store_nonleaf_grads(targets, captured)
+    return captured
+
+
+def _discover(root_nodes, target_edges):
+    """Count incoming edges per node; with targets, keep only nodes leading to one."""
+    deps = {}
+    order = []
+    seen = set()
+    stack = [n for n in root_nodes if n is not None]
+    for n in stack:
+        seen.add(n)
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    if target_edges is None:
+        return deps, None
+    return _prune(order, deps, {node for node, _ in target_edges})
+
+
+def _prune(order, deps, target_nodes):
+    """Visit nodes children-first (a topological order, reversed) and mark those that reach a
+    target; recount the edges between marked nodes only."""
+    remaining = dict(deps)
+    ready = [n for n in order if remaining.get(n, 0) == 0]
+    topo = []
+    while ready:
+        node = ready.pop()
+        topo.append(node)
+        for child, _ in node.next_functions:
+            if child is not None:
+                remaining[child] -= 1
+                if remaining[child] == 0:
+                    ready.append(child)
+    needed = set()
+    for node in reversed(topo):
+        if node in target_nodes or any(c in needed for c, _ in node.next_functions):
+            needed.add(node)
+    pruned = {}
+    for node in needed:
+        for child, _ in node.next_functions:
+            if child in needed:
+                pruned[child] = pruned.get(child, 0) + 1
+    return pruned, needed
+
+
+def _capture_slots(target_edges):
+    slots = {}
+    for i, (node, nr) in enumerate(target_edges):
+        slots.setdefault(node, []).append((nr, i))
+    return slots
+
+
+def _execute(deps, needed, buffers, captures, captured, retain_graph, only_targets, capture):
+    heap = []
+    for node in buffers:
+        if deps.get(node, 0) == 0 and (needed is None or node in needed):
+            heapq.heappush(heap, (-node._seq, id(node), node))
+    while heap:
+        node = heapq.heappop(heap)[2]
+        grads = buffers.pop(node, None)
+        if grads is not None:
+            grads = _call_tensor_hooks(node, grads)
+            slots = captures.get(node)
+            if slots:
+                for nr, i in slots:
+                    captured[i] = grads[nr]
+            if _should_apply(node, needed, captures, only_targets, capture):
+                _apply(node, grads, buffers, needed, retain_graph)
+        for child, _ in node.next_functions:
+            if child is None or (needed is not None and child not in needed):
+                continue
+            deps[child] -= 1
+            if deps[child] == 0:
+                heapq.heappush(heap, (-child._seq, id(child), child))
+
+
+def _should_apply(node, needed, captures, only_targets, capture):
+    if type(node) is AccumulateGrad:
+        return not capture and (not only_targets or node in captures)
+    if needed is None:
+        return True
+    return any(child in needed for child, _ in node.next_functions)
+
+
+def _apply(node, grads, buffers, needed, retain_graph):
+    if node._num_outputs > 1:
+        grads = _materialize(node, grads)
+    if node._pre_hooks:
+        for hook in tuple(node._pre_hooks.values()):
+            replaced = hook(tuple(grads))
+            if replaced is not None:
+                grads = list(replaced)
+    in_grads = node.apply(grads)
+    if type(in_grads) is not tuple:
+        in_grads = tuple(in_grads) if isinstance(in_grads, list) else (in_grads,)
+    if node._post_hooks:
+        for hook in tuple(node._post_hooks.values()):
+            replaced = hook(in_grads, tuple(grads))
+            if replaced is not None:
+                in_grads = tuple(replaced)
+    if not retain_graph:
+        node.release()
+    edges = node.next_functions
+    if len(in_grads) != len(edges) and type(node) is not AccumulateGrad:
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(edges)}, got {len(in_grads)})")
+    if anomaly_mode.enabled:
+        anomaly_mode.check_gradients(node, in_grads)
+    for i, ((child, nr), g) in enumerate(zip(edges, in_grads)):
+        if child is None or g is None or (needed is not None and child not in needed):
+            continue
+        _add(buffers, child, nr, _fit(node, i, g))
+
+
+def _fit(node, i, g):
+    """Sum a gradient down to its input's shape and cast it to the input's dtype."""
+    shape, dtype = node._meta[i]
+    if g._data.shape != shape:
+        try:
+            g = g.sum_to_size(shape)
+        except RuntimeError:
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                               f"{i} - got {list(g._data.shape)} but expected shape compatible "
+                               f"with {list(shape)}") from None
+    if g._dtype is not dtype:
+        g = g.to(dtype)
+    return g
+
+
+def _add(buffers, node, nr, g):
+    slots = buffers.get(node)
+    if slots is None:
+        slots = buffers[node] = [None] * node._num_outputs
+    old = slots[nr]
+    if old is None:
+        slots[nr] = g
+    elif _grad.grad_enabled:
+        slots[nr] = old + g
+    else:
+        slots[nr] = Tensor._make(old._data + g._data, device=g._device)
+
+
+def _materialize(node, grads):
+    """Multi-output rules get zeros for outputs that received no gradient (torch's default)."""
+    out = list(grads)
+    for k, g in enumerate(out):
+        if g is None:
+            shape, dtype = node._out_meta[k]
+            out[k] = _zeros(shape, dtype, grads)
+    return out
+
+
+def _zeros(shape, dtype, like):
+    ref = next(g for g in like if g is not None)
+    return ref.new_zeros(shape, dtype=dtype)
+
+
+def _call_tensor_hooks(node, grads):
+    """Hooks registered with Tensor.register_hook; retain_grad's runs after the user's."""
+    if type(node) is AccumulateGrad:
+        hooks = node.variable._hooks
+        per_output = {0: hooks} if hooks else None
+    else:
+        per_output = node._tensor_hooks
+    if not per_output:
+        return grads
+    grads = list(grads)
+    for nr, hooks in per_output.items():
+        if grads[nr] is None or not hooks:
+            continue
+        ordered = sorted(hooks.values(), key=lambda h: getattr(h, "_is_retain_grad", False))
+        for hook in ordered:
+            replaced = hook(grads[nr])
+            if replaced is not None:
+                grads[nr] = replaced
+    return grads
+
+
+def _store_nonleaf_grads(targets, captured):
+    """backward(inputs=[...]) also fills `.grad` of non-leaf inputs, as torch does."""
+    for t, g in zip(targets, captured):
+        if g is None or t.grad_fn is None:
+            continue
+        t.grad = g if t.grad is None else t.grad + g

@@ -1,0 +1,437 @@
+"""The recorded graph: `Node` (a tensor's `grad_fn`), leaves' `AccumulateGrad`, and in-place
+history rewriting (`CopySlices`).
+
+When an op runs with grad enabled and some input requires grad, dispatch calls `record`:
+
+      x ──┐                          MulBackward0.next_functions
+          ├─ mul ─> y                   = ((AccumulateGrad(x), 0), (AccumulateGrad(w), 0))
+      w ──┘        y.grad_fn = MulBackward0 (saves x and w: the rule `g * b, g * a` names them)
+
+A node keeps what its op's rule asked for and nothing else, plus each input's shape and dtype so
+the engine can sum a broadcast gradient back to the input's shape. The engine (`engine.py`) walks
+nodes from the output back to the leaves.
+
+In-place ops rewrite history: `y.add_(1)` gives `y` a new node whose input is y's old node. When
+the target is a *view*, its base's history changes too: the base gets a `CopySlices` node ("the
+base, with the view's region replaced by the new values") and the view a `ViewReplay` node that
+re-derives it from the base. Views re-derive their node lazily if their base changed through
+another view (`regenerate_view_grad_fn`). Torch does the same (CopySlices, AsStridedBackward0).
+
+Read next: `engine.py`.
+"""
+import itertools
+import weakref
+
+from .._tensor import Tensor
+from ..utils.hooks import RemovableHandle
+
+__all__ = ["Node", "AccumulateGrad"]
+
+_sequence = itertools.count()
+_EMPTY = ()
+
+
+class Node:
+    """A backward function: `apply(grads of outputs) -> grads of inputs`."""
+
+    __slots__ = ("op", "next_functions", "_meta", "_saved", "_seq", "_num_outputs", "_out_meta",
+                 "_tensor_hooks", "_pre_hooks", "_post_hooks", "metadata", "__weakref__")
+
+    def __init__(self, op, next_functions, meta, saved, num_outputs, out_meta=None):
+        self.op = op
+        self.next_functions = next_functions  # ((node or None, output_nr), ...) per input
+        self._meta = meta                     # (shape, dtype) per input that wants a grad
+        self._saved = saved
+        self._seq = next(_sequence)
+        self._num_outputs = num_outputs
+        self._out_meta = out_meta             # (shape, dtype) per output, multi-output ops only
+        self._tensor_hooks = None             # {output_nr: {id: hook}} from register_hook
+        self._pre_hooks = None
+        self._post_hooks = None
+        self.metadata = {}
+        if _anomaly.enabled:
+            _anomaly.remember_forward(self)
+
+    def name(self):
+        return self.op.node_name
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def apply(self, grads):
+        """Run the op's rule: the gradient(s) of the outputs -> one gradient per input."""
+        op = self.op
+        g = grads[0] if self._num_outputs == 1 else tuple(grads)
+        return op.rule(g, *self._unpack())
+
+    def __call__(self, *grads):
+        return self.apply(grads)
+
+    def _unpack(self):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or "
+                "if you need to access saved tensors after calling backward.")
+        values = []
+        for (kind, _), value in zip(self.op.saves, saved):
+            if kind == "input":
+                value = unpack_saved(value, self)
+            elif kind == "out":
+                value = tuple(unpack_saved(v, self) for v in value)
+                if self._num_outputs == 1:
+                    value = value[0]
+            elif kind == "inputs":
+                value = tuple(unpack_saved(v, self) for v in value)
+            values.append(value)
+        return values
+
+    def release(self):
+        """Free saved tensors (after a backward pass without retain_graph)."""
+        if self._saved and self.op.saves_tensors:
+            self._saved = None
+
+    @property
+    def saved_values(self):
+        """{rule parameter name: saved value} -- for tools that show what a node keeps."""
+        if self._saved is None:
+            return None
+        names = self.op.rule.__code__.co_varnames[1:1 + len(self.op.saves)]
+        return dict(zip(names, self._unpack()))
+
+    def register_prehook(self, hook):
+        """`hook(grad_outputs)` before the node runs; may return replacement grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return RemovableHandle(self._pre_hooks, hook)
+
+    def register_hook(self, hook):
+        """`hook(grad_inputs, grad_outputs)` after the node ran; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return RemovableHandle(self._post_hooks, hook)
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor: adds the incoming gradient to `variable.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.op = _ACCUMULATE
+        self.next_functions = _EMPTY
+        self._meta = ((variable._data.shape, variable._dtype),)
+        self._saved = _EMPTY
+        self._seq = float("inf")  # torch runs these as soon as they are ready
+        self._num_outputs = 1
+        self._out_meta = None
+        self._tensor_hooks = None
+        self._pre_hooks = None
+        self._post_hooks = None
+        self.metadata = {}
+        self.variable = variable
+
+    def apply(self, grads):
+        var = self.variable
+        g = grads[0]
+        if var.grad is None:
+            # our own copy: the same gradient array may also reach other leaves or the user
+            var.grad = g if g._requires_grad else Tensor._make(g._data.copy(), device=g._device)
+        elif g._requires_grad or var.grad._requires_grad:
+            var.grad = var.grad + g  # create_graph: keep the sum differentiable
+        else:
+            var.grad._data += g._data
+        if var._post_acc_hooks:
+            for hook in tuple(var._post_acc_hooks.values()):
+                hook(var)
+        return _EMPTY
+
+
+class _Accumulate:
+    """Stands in for an Op on AccumulateGrad nodes (only the name is read)."""
+
+    name = "accumulate_grad"
+    node_name = "AccumulateGrad"
+    saves = ()
+    saves_tensors = False
+
+
+_ACCUMULATE = _Accumulate()
+
+
+def accumulator(t):
+    """The (cached) AccumulateGrad node of leaf `t`. The tensor holds it weakly, the node holds
+    the tensor strongly: the graph keeps its leaves alive, not the other way round."""
+    ref = t._grad_acc
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(t)
+        t._grad_acc = weakref.ref(node)
+    return node
+
+
+def edge_of(t):
+    """Where a gradient for tensor `t` must go: (node, output_nr)."""
+    fn = t.grad_fn
+    if fn is None:
+        return (accumulator(t), 0)
+    return (fn, t._output_nr)
+
+
+# ----------------------------------------------------------------------------------------------
+# saving values for backward
+
+
+def save_tensor(t):
+    return (t, t._vc.value)
+
+
+def save_output(t):
+    # not the Tensor itself: it points at the node, and the node must not point back
+    return (t._data, t._vc, t._vc.value, t._output_nr, t._device)
+
+
+def unpack_saved(value, node):
+    if type(value) is not tuple:
+        return value  # a Python scalar operand
+    if len(value) == 2:
+        t, version = value
+        if t._vc.value != version:
+            _raise_modified(t, version)
+        return t
+    data, vc, version, output_nr, device = value
+    if vc.value != version:
+        _raise_modified(Tensor._make(data, device=device), version, vc.value, node)
+    t = Tensor._make(data, True, node, output_nr, device)
+    t._vc = vc
+    return t
+
+
+def _raise_modified(t, expected, actual=None, node=None):
+    from .._dtype import scalar_name
+
+    actual = t._vc.value if actual is None else actual
+    fn = node if node is not None else t._grad_fn
+    made_by = f", which is output {t._output_nr} of {fn.name()}," if fn is not None else ""
+    message = (f"one of the variables needed for gradient computation has been modified by an "
+               f"inplace operation: [ember.{scalar_name(t._dtype)}Tensor {list(t._data.shape)}]"
+               f"{made_by} is at version {actual}; expected version {expected} instead. Hint: "
+               "enable anomaly detection to find the operation that failed to compute its "
+               "gradient, with torch.autograd.set_detect_anomaly(True).")
+    raise RuntimeError(_anomaly.explain_inplace(message, t))
+
+
+def _save(op, args, attrs, outputs):
+    saved = []
+    for kind, detail in op.saves:
+        if kind == "input":
+            x = args[detail]
+            saved.append(save_tensor(x) if isinstance(x, Tensor) else x)
+        elif kind == "attr":
+            saved.append(attrs[detail] if detail in attrs else op.attr_defaults[detail])
+        elif kind == "out":
+            saved.append(tuple(save_output(t) for t in outputs))
+        elif kind == "shape":
+            x = args[detail]
+            saved.append(x._data.shape if isinstance(x, Tensor) else ())
+        elif kind == "dtype":
+            x = args[detail]
+            saved.append(x._dtype if isinstance(x, Tensor) else None)
+        elif kind == "inputs":
+            saved.append(tuple(save_tensor(x) if isinstance(x, Tensor) else x for x in args))
+        elif kind == "shapes":
+            saved.append(tuple(x._data.shape if isinstance(x, Tensor) else () for x in args))
+        else:  # needs_input_grad
+            saved.append(tuple(isinstance(x, Tensor) and x._requires_grad for x in args))
+    return saved
+
+
+# ----------------------------------------------------------------------------------------------
+# recording
+
+
+def record(op, args, attrs, outputs):
+    """Attach a new node for `op` to its floating-point outputs."""
+    edges = []
+    meta = []
+    for x in args:
+        if isinstance(x, Tensor) and x._requires_grad:
+            edges.append(edge_of(x))
+            meta.append((x._data.shape, x._dtype))
+        else:
+            edges.append((None, 0))
+            meta.append(None)
+    out_meta = None
+    if len(outputs) > 1:
+        out_meta = tuple((t._data.shape, t._dtype) for t in outputs)
+    node = Node(op, tuple(edges), meta, _save(op, args, attrs, outputs), len(outputs), out_meta)
+    for i, t in enumerate(outputs):
+        if t._dtype.is_floating_point:
+            t._grad_fn = node
+            t._output_nr = i
+            t._requires_grad = True
+    return node
+
+
+def rebase_inplace(op, self, old_data, args, attrs):
+    """`self` was just overwritten by `op(self, *args)`: give it (and its base) the new history.
+
+    `old_data` is a copy of self's values before the write, when the rule needs them."""
+    old = Tensor._make(self._data if old_data is None else old_data, device=self._device)
+    old._requires_grad = self._requires_grad
+    old._grad_fn = self.grad_fn
+    old._output_nr = self._output_nr
+    if old._requires_grad and old._grad_fn is None:
+        old._grad_acc = self._grad_acc
+    if self._base is None or self._view_fn is None:
+        record(op, (old,) + args, attrs, (self,))
+        if self._base is not None:
+            self._view_of_fn = self._base._grad_fn
+        return
+    if self._dtype.is_floating_point:
+        _rebase_view(op, self, old, args, attrs)
+
+
+def _rebase_view(op, view, old, args, attrs):
+    """In-place on a view: the base's new node is CopySlices(old base, new view values)."""
+    values = Tensor._make(view._data, device=view._device)  # the view's new contents
+    values._vc = view._vc
+    record(op, (old,) + args, attrs, (values,))
+    base = view._base
+    base_edge = edge_of(base) if base._requires_grad else (None, 0)
+    copy = CopySlices(base_edge, (values._grad_fn, 0), view._view_fn,
+                      (base._data.shape, base._dtype), (view._data.shape, view._dtype))
+    base._grad_fn = copy
+    base._output_nr = 0
+    base._requires_grad = True
+    _replay_view(view, copy)
+
+
+def _replay_view(view, base_fn):
+    base = view._base
+    view._grad_fn = ViewReplay((base_fn, 0), view._view_fn, (base._data.shape, base._dtype),
+                               (view._data.shape, view._dtype))
+    view._output_nr = 0
+    view._requires_grad = True
+    view._view_of_fn = base_fn
+
+
+def regenerate_view_grad_fn(view):
+    """The base of `view` got a new history (an in-place op through another view, or on the base
+    itself): re-derive the view from the base's current node."""
+    base = view._base
+    if base._grad_fn is not None:
+        _replay_view(view, base._grad_fn)
+    else:
+        view._view_of_fn = None
+
+
+class ViewFn:
+    """Rebuilds a view from its base by re-running the view ops that made it (torch's view_fn)."""
+
+    __slots__ = ("op", "attrs", "parent", "index", "num_outputs")
+
+    def __init__(self, op, attrs, parent, index, num_outputs):
+        self.op = op
+        self.attrs = attrs
+        self.parent = parent
+        self.index = index
+        self.num_outputs = num_outputs
+
+    def __call__(self, base):
+        source = base if self.parent is None else self.parent(base)
+        out = self.op(source, **self.attrs)
+        return out if self.num_outputs == 1 else out[self.index]
+
+
+class _Named:
+    """An op-like record for nodes that are not ops (only the name and save list are read)."""
+
+    def __init__(self, node_name):
+        self.name = node_name
+        self.node_name = node_name
+        self.saves = ()
+        self.saves_tensors = False
+
+
+class CopySlices(Node):
+    """The base after an in-place op on one of its views.
+
+    backward: the view's region of g goes to the new values; the rest of g goes to the old base.
+    """
+
+    __slots__ = ("view_fn",)
+    _op = _Named("CopySlices")
+
+    def __init__(self, base_edge, values_edge, view_fn, base_meta, values_meta):
+        super().__init__(self._op, (base_edge, values_edge), [base_meta, values_meta], _EMPTY,
+                         1)
+        self.view_fn = view_fn
+
+    def apply(self, grads):
+        g = grads[0]
+        to_base = g.clone()
+        self.view_fn(to_base).zero_()
+        return to_base, self.view_fn(g)
+
+
+class ViewReplay(Node):
+    """A view re-derived from its base's current history (torch's AsStridedBackward0).
+
+    backward: a zero gradient of the base's shape with g written into the view's region."""
+
+    __slots__ = ("view_fn", "base_meta")
+    _op = _Named("AsStridedBackward0")
+
+    def __init__(self, base_edge, view_fn, base_meta, view_meta):
+        super().__init__(self._op, (base_edge,), [base_meta], _EMPTY, 1)
+        self.view_fn = view_fn
+        self.base_meta = base_meta
+
+    def apply(self, grads):
+        shape, dtype = self.base_meta
+        g = grads[0]
+        to_base = g.new_zeros(shape, dtype=dtype)
+        self.view_fn(to_base).copy_(g)
+        return (to_base,)
+
+
+# ----------------------------------------------------------------------------------------------
+# tensor hooks
+
+
+def register_tensor_hook(t, hook):
+    if t.grad_fn is None:
+        if t._hooks is None:
+            t._hooks = {}
+        return RemovableHandle(t._hooks, hook)
+    node = t.grad_fn
+    if node._tensor_hooks is None:
+        node._tensor_hooks = {}
+    hooks = node._tensor_hooks.setdefault(t._output_nr, {})
+    return RemovableHandle(hooks, hook)
+
+
+def add_retain_grad_hook(t):
+    """Store the gradient on non-leaf `t` when it is computed (after the user's hooks)."""
+    ref = weakref.ref(t)
+
+    def retain(grad):
+        target = ref()
+        if target is None:
+            return None
+        if target.grad is None:
+            target.grad = grad if grad._requires_grad else grad.detach().clone()
+        else:
+            target.grad = target.grad + grad
+        return None
+
+    retain._is_retain_grad = True
+    register_tensor_hook(t, retain)
+
+
+# anomaly mode is imported last: it reads Node from this module
+from . import anomaly_mode as _anomaly  # noqa: E402

@@ -1,0 +1,15 @@
+"""The ATen-like op layer: every primitive declared once, forward kernel beside backward rule.
+
+Modules, in reading order:
+    _op.py        Op, defop(), @op / @x.grad, export()
+    _dispatch.py  device check -> promotion -> kernel -> graph node (the hot path)
+    copy.py       casts, device moves, clone, copy_, fill_
+    pointwise.py  elementwise math, comparisons, logical and bitwise ops
+    reduce.py     sum, mean, max, var, sort, cumsum, ...
+    shape.py      views and reshaping: view, transpose, cat, split, ...
+    index.py      indexing, gather/scatter, masked ops, nonzero
+    linalg.py     matmul family, einsum, and ember.linalg's decompositions
+"""
+from . import _op  # noqa: F401
+from . import copy, pointwise, reduce, shape, index, linalg  # noqa: F401
+from ._op import EXPORTS, REGISTRY  # noqa: F401

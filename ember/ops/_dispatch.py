@@ -1,0 +1,254 @@
+"""The hot path: run an Op on tensors.
+
+    device check -> promotion -> kernel on raw arrays -> wrap results -> record a graph node
+
+Every public math function ends here, so this file is kept short and fast: promotion results
+are cached per (kind, operand types), and a node is only built when grad mode is on and some
+input requires grad. In-place ops (`dispatch_inplace`) compute out of place, write the result
+into the target's memory, bump its version counter and rebase its history (torch's
+`CopySlices` when the target is a view).
+
+Read next: `autograd/graph.py` (the node that gets recorded).
+"""
+import numpy as np
+
+from .. import _dtype as dt
+from .._tensor import Tensor
+from ..autograd import grad_mode
+from ..autograd.graph import record, rebase_inplace
+
+_grad = grad_mode.state
+_BY_NUMPY = dt._BY_NUMPY
+_SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING,
+                    np.bool_: dt.BOOL, np.float64: dt.FLOATING, np.float32: dt.FLOATING,
+                    np.int64: dt.INTEGER, np.int32: dt.INTEGER}
+_promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
+
+
+def dispatch(op, args, attrs):
+    device, xp = _device_of(op, args)
+    if op.promote == "none":
+        arrays = [x._data if isinstance(x, Tensor) else x for x in args]
+        out_dtype = None
+    else:
+        compute, out_dtype = _promotion(op, args)
+        arrays = _as_arrays(args, compute.np)
+    try:
+        result = op.kernel(xp, *arrays, **attrs)
+    except ValueError as e:
+        raise _explain(e, args) from None
+    outputs = _wrap(result, out_dtype, device, xp)
+    if _grad.grad_enabled:
+        if op.rule is not None and _any_requires_grad(args):
+            record(op, args, attrs, outputs)
+        if op.view:
+            _mark_views(op, args[0], attrs, outputs)
+    return outputs[0] if type(result) is not tuple else tuple(outputs)
+
+
+def dispatch_inplace(op, self, args, attrs):
+    inputs = (self,) + args
+    recording = _grad.grad_enabled and op.rule is not None and _any_requires_grad(inputs)
+    if _grad.grad_enabled:
+        _check_inplace_allowed(self)
+    device, xp = _device_of(op, inputs)
+    if op.promote == "none":
+        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    else:
+        compute, out_dtype = _promotion(op, inputs)
+        if not dt.can_cast(out_dtype, self._dtype):
+            raise RuntimeError(f"result type {dt.scalar_name(out_dtype)} can't be cast to the "
+                               f"desired output type {dt.scalar_name(self._dtype)}")
+        arrays = _as_arrays(inputs, compute.np)
+    try:
+        result = op.kernel(xp, *arrays, **attrs)
+    except ValueError as e:
+        raise _explain(e, inputs) from None
+    old = self._data.copy() if recording and _saves_first_input(op) else None
+    _write(self, result)
+    self._vc.value += 1
+    if recording:
+        rebase_inplace(op, self, old, args, attrs)
+    return self
+
+
+# ----------------------------------------------------------------------------------------------
+# steps
+
+
+def _device_of(op, args):
+    """The common device of the tensor arguments (0-d CPU tensors may join any device)."""
+    device = None
+    for x in args:
+        if isinstance(x, Tensor):
+            d = x._device
+            if device is None or device is d:
+                device = d
+            elif d != device:
+                if x._data.ndim == 0 and d.type == "cpu":
+                    continue
+                raise RuntimeError("Expected all tensors to be on the same device, but found at "
+                                   f"least two devices, {device} and {d}!")
+    if device is None:
+        raise TypeError(f"{op.name}(): expected at least one Tensor argument")
+    if device.type == "cpu":
+        return device, np
+    from .._backend import namespace
+
+    return device, namespace(device)
+
+
+def _promotion(op, args):
+    """(compute dtype, output dtype) under the op's promotion kind, cached per operand types."""
+    key = [op.promote]
+    for x in args:
+        if isinstance(x, Tensor):
+            key.append(x._dtype)
+            key.append(x._data.ndim != 0)
+        elif x is not None:
+            key.append(type(x))
+    key = tuple(key)
+    hit = _promotions.get(key)
+    if hit is None:
+        hit = _promotions[key] = _promote(op.promote, args)
+    return hit
+
+
+def _promote(kind, args):
+    dims, zeros, scalar_cat = [], [], None
+    for x in args:
+        if isinstance(x, Tensor):
+            (dims if x._data.ndim else zeros).append(x._dtype)
+        elif x is not None:
+            cat = _scalar_category(x)
+            scalar_cat = cat if scalar_cat is None else max(scalar_cat, cat)
+    if kind == "same":
+        first = (dims + zeros)[0]
+        return first, first
+    common = dt.result_dtype(dims, zeros, scalar_cat)
+    if kind == "float" and not common.is_floating_point:
+        common = dt.get_default_dtype()
+    return common, (dt.bool if kind == "compare" else common)
+
+
+def _scalar_category(x):
+    cat = _SCALAR_CATEGORY.get(type(x))
+    if cat is None:
+        if isinstance(x, (int, np.integer)):
+            return dt.INTEGER
+        if isinstance(x, (float, np.floating)):
+            return dt.FLOATING
+        raise TypeError(f"expected a Tensor or a number, but got {type(x).__name__}")
+    return cat
+
+
+def _as_arrays(args, np_dtype):
+    """Raw operands in the compute dtype: tensors cast only when needed, scalars made typed."""
+    arrays = []
+    for x in args:
+        if isinstance(x, Tensor):
+            a = x._data
+            if a.dtype is not np_dtype and a.dtype != np_dtype:
+                a = a.astype(np_dtype)
+            arrays.append(a)
+        elif x is None:
+            arrays.append(None)
+        else:
+            arrays.append(np_dtype.type(x))
+    return arrays
+
+
+def _wrap(result, out_dtype, device, xp):
+    """Kernel results as Tensors: NumPy scalars become 0-d arrays, dtypes are enforced."""
+    results = result if type(result) is tuple else (result,)
+    outputs = []
+    for r in results:
+        if type(r) is not xp.ndarray:
+            r = xp.asarray(r)
+        if out_dtype is not None and r.dtype is not out_dtype.np and r.dtype != out_dtype.np:
+            r = r.astype(out_dtype.np)
+        outputs.append(Tensor._make(r, device=device))
+    return outputs
+
+
+def _any_requires_grad(args):
+    for x in args:
+        if isinstance(x, Tensor) and x._requires_grad:
+            return True
+    return False
+
+
+def _mark_views(op, source, attrs, outputs):
+    """Outputs of a view op share `source`'s memory: same version counter, same base, and a
+    recipe (`_view_fn`) to rebuild them from the base for in-place autograd."""
+    from ..autograd.graph import ViewFn
+
+    base = source if source._base is None else source._base
+    parent = source._view_fn if source._base is not None else None
+    if source._base is not None and parent is None:
+        parent = False  # source was made outside grad mode: its views cannot be replayed
+    for i, out in enumerate(outputs):
+        out._vc = source._vc
+        out._base = base
+        out._view_fn = None if parent is False else ViewFn(op, attrs, parent, i, len(outputs))
+        out._view_of_fn = base._grad_fn
+
+
+def _check_inplace_allowed(self):
+    if self._requires_grad and self.grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                           "operation.")
+    base = self._base
+    if base is not None and base._requires_grad and base._grad_fn is None:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+
+
+def _saves_first_input(op):
+    return any(kind == "input" and index == 0 for kind, index in op.saves) or any(
+        kind == "inputs" for kind, _ in op.saves)
+
+
+def _write(self, result):
+    """Store `result` into self's memory (casting like torch's in-place ops)."""
+    target = self._data
+    if result.shape != target.shape and not _broadcasts_to(result.shape, target.shape):
+        raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast "
+                           f"shape {list(result.shape)}")
+    try:
+        target[...] = result
+    except ValueError as e:
+        if "read-only" in str(e):
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location. Please clone() the tensor before performing the "
+                "operation.") from None
+        raise
+
+
+def _broadcasts_to(shape, target):
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+def _explain(error, args):
+    """Turn NumPy's broadcasting ValueError into torch's RuntimeError naming sizes and dim."""
+    if "broadcast" not in str(error):
+        return error
+    shapes = [x._data.shape for x in args if isinstance(x, Tensor)]
+    message = broadcast_error(shapes)
+    return RuntimeError(message) if message else error
+
+
+def broadcast_error(shapes):
+    """torch's message for the first pair of shapes that do not broadcast, or None."""
+    for i, a in enumerate(shapes):
+        for b in shapes[i + 1:]:
+            for k in range(1, min(len(a), len(b)) + 1):
+                if a[-k] != b[-k] and a[-k] != 1 and b[-k] != 1:
+                    dim = max(len(a), len(b)) - k
+                    return (f"The size of tensor a ({a[-k]}) must match the size of tensor b "
+                            f"({b[-k]}) at non-singleton dimension {dim}")
+    return None

@@ -1,0 +1,153 @@
+"""`Op`: one primitive, declared once -- a forward kernel on raw arrays beside its backward rule.
+
+    defop("mul", "arith", lambda xp, a, b: a * b, lambda g, a, b: (g * b, g * a))
+
+reads: name | promotion kind | kernel | rule (torch keeps the same pairing in derivatives.yaml).
+
+* The **kernel** takes the array module `xp` (numpy or cupy), then the tensor inputs as raw arrays
+  (positional; a `*args` parameter means "any number of tensors", as in `cat`), then attributes
+  as keywords. It returns an array, or a tuple of arrays for multi-output ops.
+* The **rule** takes the incoming gradient `g` first (a tuple of gradients for multi-output ops),
+  then asks *by name* for what it needs; the graph node saves exactly that and nothing else:
+    - an input's name (`a`, `b`, ...): the input tensor;  `out`: the result;
+    - `a_shape`, `a_dtype`: an input's shape or dtype (cheap: the input itself is not kept alive);
+    - `inputs`, `shapes`: all inputs / all input shapes (for variadic ops such as `cat`);
+    - `needs_input_grad`: which inputs want a gradient (skip expensive unused work);
+    - any kernel attribute by its keyword name (`dim`, `keepdim`, ...).
+  It returns one gradient (or None) per tensor input, written with ember Tensor ops so that
+  `create_graph=True` can differentiate it again. It never undoes broadcasting: the engine sums
+  each gradient to its input's shape.
+* **Promotion kinds** (applied by dispatch, see `_dispatch.py`):
+    same    the output has the input's dtype (no promotion)
+    arith   torch's promotion over all inputs (Python scalars and 0-d tensors are weak)
+    float   as arith, then integers/bools go to the default float dtype (exp, div, ...)
+    compare as arith for the computation; the result is bool
+    none    the kernel sees raw arrays as they are and picks its own output dtype
+
+Read next: `_dispatch.py`, which runs an Op.
+"""
+import inspect
+from types import MethodType
+
+__all__ = ["Op", "defop", "op", "export", "REGISTRY", "EXPORTS"]
+
+PROMOTIONS = ("same", "arith", "float", "compare", "none")
+
+REGISTRY = {}  # op name -> Op: every primitive, for the test table and tools
+EXPORTS = {}   # public name -> (callable, as_function, as_method)
+
+
+class Op:
+    """A primitive: kernel + rule + how dispatch should treat it."""
+
+    __slots__ = ("name", "promote", "kernel", "rule", "node_name", "input_names", "variadic",
+                 "attr_names", "attr_defaults", "saves", "saves_tensors", "view", "differentiable", "doc")
+
+    def __init__(self, name, promote, kernel, *, node_name=None, view=False,
+                 differentiable=True):
+        if promote not in PROMOTIONS:
+            raise ValueError(f"op {name}: unknown promotion kind {promote!r}")
+        self.name = name
+        self.promote = promote
+        self.kernel = kernel
+        self.rule = None
+        self.saves = ()
+        self.saves_tensors = False
+        self.node_name = node_name or _camel(name) + "Backward0"
+        self.view = view  # the output is a view of input 0 (shares its memory and version)
+        self.differentiable = differentiable
+        self.doc = kernel.__doc__
+        self._read_kernel_signature()
+        REGISTRY[name] = self
+
+    def _read_kernel_signature(self):
+        params = list(inspect.signature(self.kernel).parameters.values())[1:]  # drop xp
+        kinds = inspect.Parameter
+        self.variadic = any(p.kind == kinds.VAR_POSITIONAL for p in params)
+        self.input_names = tuple(p.name for p in params
+                                 if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD,
+                                               kinds.VAR_POSITIONAL))
+        self.attr_names = tuple(p.name for p in params if p.kind == kinds.KEYWORD_ONLY)
+        self.attr_defaults = {p.name: p.default for p in params if p.kind == kinds.KEYWORD_ONLY}
+        if self.view and (self.variadic or len(self.input_names) != 1):
+            raise TypeError(f"view op {self.name} must take exactly one tensor input")
+
+    def grad(self, rule):
+        """Attach the backward rule (usable as a decorator); returns the Op."""
+        params = list(inspect.signature(rule).parameters)
+        if not params or params[0] != "g":
+            raise TypeError(f"op {self.name}: a rule's first parameter must be `g`")
+        self.saves = tuple(self._save_spec(p) for p in params[1:])
+        self.saves_tensors = any(kind in ("input", "out", "inputs") for kind, _ in self.saves)
+        self.rule = rule
+        return self
+
+    def _save_spec(self, name):
+        """What the node must keep for one rule parameter: (kind, detail)."""
+        if name in ("out", "inputs", "shapes", "needs_input_grad"):
+            return (name, None)
+        if name in self.attr_names:
+            return ("attr", name)
+        names = self.input_names
+        if not self.variadic and name in names:
+            return ("input", names.index(name))
+        for suffix in ("_shape", "_dtype"):
+            stem = name[: -len(suffix)]
+            if name.endswith(suffix) and not self.variadic and stem in names:
+                return (suffix[1:], names.index(stem))
+        raise TypeError(f"op {self.name}: the rule asks for {name!r}, which is neither an "
+                        f"input {names}, an attribute {self.attr_names} nor a known name")
+
+    def __call__(self, *args, **attrs):
+        return dispatch(self, args, attrs)
+
+    def __get__(self, instance, owner):
+        """Bound as a Tensor method, `x.exp()` calls the op with x first (like a function)."""
+        return self if instance is None else MethodType(self, instance)
+
+    def inplace(self, self_tensor, *args, **attrs):
+        """Run the op writing its result into `self_tensor` (the `add_` family)."""
+        return dispatch_inplace(self, self_tensor, args, attrs)
+
+    def __repr__(self):
+        return f"<ember op {self.name}>"
+
+
+def _camel(name):
+    return "".join(part[:1].upper() + part[1:] for part in name.strip("_").split("_"))
+
+
+def defop(name, promote, kernel, rule=None, **options):
+    """Declare a primitive in one table row; returns the Op."""
+    new = Op(name, promote, kernel, **options)
+    if rule is not None:
+        new.grad(rule)
+    return new
+
+
+def op(promote, name=None, **options):
+    """Decorator form of `defop` for kernels longer than a lambda:
+
+        @op("arith")
+        def matmul(xp, a, b): ...
+
+        @matmul.grad
+        def matmul(g, a, b): ...
+    """
+    def wrap(kernel):
+        return Op(name or kernel.__name__, promote, kernel, **options)
+    return wrap
+
+
+def export(fn=None, *, name=None, function=True, method=False):
+    """Publish `fn` as `ember.<name>` (function=True) and/or `Tensor.<name>` (method=True).
+
+    `ember/__init__.py` and `_tensor_methods.py` read EXPORTS, so an op module is the single
+    place that says what it adds to the public API."""
+    def register(f):
+        EXPORTS[name or f.__name__] = (f, function, method)
+        return f
+    return register if fn is None else register(fn)
+
+
+from ._dispatch import dispatch, dispatch_inplace  # noqa: E402  (dispatch needs Op defined)

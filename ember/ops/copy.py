@@ -1,0 +1,139 @@
+"""Casts, device moves and copies: `to`, `type`, `float()`..., `clone`, `copy_`, `fill_`,
+`zero_`, `contiguous`, `cpu`, `cuda`.
+
+Read next: `pointwise.py`.
+"""
+from .. import _backend
+from .. import _dtype as dt
+from .._device import as_device
+from .._tensor import Tensor
+from ._op import defop, export
+
+# name        | promotion | forward                                   | backward
+_cast = defop("to_dtype", "none", lambda xp, a, *, dtype: a.astype(dtype.np),
+              lambda g, a_dtype: (g.to(a_dtype),), node_name="ToCopyBackward0")
+_move = defop("to_device", "none", lambda xp, a, *, device: _backend.transfer(a, device),
+              lambda g, a: (g.to(a.device),), node_name="ToCopyBackward0")
+_clone = defop("clone", "none", lambda xp, a: a.copy(), lambda g: (g,))
+_copy = defop("copy", "none", lambda xp, a, b: b, lambda g: (g.new_zeros(g.shape), g),
+              node_name="CopyBackwards")
+_fill = defop("fill", "none", lambda xp, a, *, value: xp.full_like(a, value),
+              lambda g: (g.new_zeros(g.shape),))
+_fill_tensor = defop("fill_tensor", "none", lambda xp, a, v: xp.full_like(a, v),
+                     lambda g: (g.new_zeros(g.shape), g.sum()), node_name="FillBackward1")
+_zero = defop("zero", "none", lambda xp, a: xp.zeros_like(a),
+              lambda g: (g.new_zeros(g.shape),))
+
+
+@export(method=True)
+def clone(input, *, memory_format=None):
+    """A copy with its own memory; gradients flow back to `input`."""
+    return _clone(input)
+
+
+@export(function=False, method=True)
+def copy_(self, src, non_blocking=False):
+    """Write `src` (broadcast, cast) into self; the gradient w.r.t. src is the incoming one."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
+    if src.device != self.device:
+        src = src.to(self.device)
+    return _copy.inplace(self, src)
+
+
+@export(function=False, method=True)
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                               f"with {value.ndim} dimensions.")
+        return _fill_tensor.inplace(self, value)
+    return _fill.inplace(self, value=value)
+
+
+@export(function=False, method=True)
+def zero_(self):
+    return _zero.inplace(self)
+
+
+@export(function=False, method=True)
+def contiguous(self, memory_format=None):
+    """Self if already contiguous in memory, else a contiguous copy."""
+    if self._data.flags.c_contiguous:
+        return self
+    return _clone(self)
+
+
+# ----------------------------------------------------------------------------------------------
+# to() and friends
+
+
+@export(function=False, method=True)
+def to(self, *args, dtype=None, device=None, non_blocking=False, copy=False,
+       memory_format=None):
+    """`to(dtype)`, `to(device)`, `to(device, dtype)`, `to(other_tensor)`; returns self when
+    nothing changes (unless copy=True)."""
+    for arg in args:
+        if isinstance(arg, dt.dtype):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            dtype, device = arg.dtype, arg.device
+        elif arg is not None:
+            device = arg
+    result = self
+    if device is not None and as_device(device) != self.device:
+        result = _move(result, device=as_device(device))
+    if dtype is not None and dtype is not result.dtype:
+        result = _cast(result, dtype=dtype)
+    if copy and result is self:
+        result = _clone(self)
+    return result
+
+
+def _caster(dtype):
+    def method(self, memory_format=None):
+        return to(self, dtype)
+    method.__doc__ = f"`self.to({dtype})`"
+    return method
+
+
+# registered by name only: binding `float`, `int`, `type`... here would shadow the builtins
+for _dtype, _name in ((dt.float32, "float"), (dt.float64, "double"), (dt.float16, "half"),
+                      (dt.bfloat16, "bfloat16"), (dt.int64, "long"), (dt.int32, "int"),
+                      (dt.int16, "short"), (dt.int8, "char"), (dt.uint8, "byte"),
+                      (dt.bool, "bool")):
+    export(_caster(_dtype), name=_name, function=False, method=True)
+
+_TYPE_NAMES = {"torch." + dt.scalar_name(d) + "Tensor": d for d in dt.ALL_DTYPES}
+
+
+@export(name="type", function=False, method=True)
+def type_(self, dtype=None, non_blocking=False):
+    """With no argument: the type name ('ember.FloatTensor'); else a cast."""
+    if dtype is None:
+        return f"ember.{dt.scalar_name(self.dtype)}Tensor"
+    if isinstance(dtype, str):
+        key = dtype.replace("ember.", "torch.")
+        if key not in _TYPE_NAMES:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _TYPE_NAMES[key]
+    return to(self, dtype)
+
+
+@export(function=False, method=True)
+def type_as(self, other):
+    return to(self, other.dtype)
+
+
+@export(function=False, method=True)
+def cpu(self, memory_format=None):
+    return to(self, "cpu")
+
+
+@export(function=False, method=True)
+def cuda(self, device=None, non_blocking=False, memory_format=None):
+    if device is None:
+        device = "cuda"
+    elif isinstance(device, int):
+        device = f"cuda:{device}"
+    return to(self, device)

@@ -1,0 +1,30 @@
+"""`RemovableHandle`: what every `register_*_hook` returns (torch.utils.hooks)."""
+import itertools
+
+__all__ = ["RemovableHandle"]
+
+_ids = itertools.count()
+
+
+class RemovableHandle:
+    """Adds `hook` to the dict `hooks_dict` under a fresh id; `.remove()` takes it out again.
+
+    Also a context manager: `with t.register_hook(f): ...` removes the hook on exit."""
+
+    def __init__(self, hooks_dict, hook=None, *, extra_dict=None):
+        self.hooks_dict = hooks_dict
+        self.id = next(_ids)
+        self.extra_dict = extra_dict
+        if hook is not None:
+            hooks_dict[self.id] = hook
+
+    def remove(self):
+        self.hooks_dict.pop(self.id, None)
+        if self.extra_dict is not None:
+            self.extra_dict.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
