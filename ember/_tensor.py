@@ -55,6 +55,10 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+_new = object.__new__
+_DTYPES = dt._BY_NUMPY
+
+
 class VersionCounter:
     """Shared by a tensor and all its views; bumped by every in-place write."""
 
@@ -67,12 +71,18 @@ class VersionCounter:
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
+    # Slots hold what every op reads; `_view_fn`/`_view_of_fn` are assigned only on views
+    # (read them only when `_base` is set). Rarely set fields are class-level defaults, shadowed
+    # per instance in `__dict__` when used, so creating a tensor stays cheap.
     __slots__ = ("_data", "_dtype", "_device", "_vc", "_base", "_view_fn", "_view_of_fn",
-                 "_grad_fn", "_output_nr", "_requires_grad", "grad", "_grad_acc",
-                 "_retains_grad", "_hooks", "_post_acc_hooks", "__dict__", "__weakref__")
+                 "_grad_fn", "_output_nr", "_requires_grad", "__dict__", "__weakref__")
 
-    # torch's Parameter / nn code checks this; plain tensors are not parameters
-    _is_param = False
+    grad = None             # accumulated gradient (leaves, and non-leaves with retain_grad)
+    _grad_acc = None        # weakref to this leaf's AccumulateGrad node
+    _retains_grad = False
+    _hooks = None           # {id: hook} for a leaf's register_hook
+    _post_acc_hooks = None  # {id: hook} for register_post_accumulate_grad_hook
+    _is_param = False       # nn.Parameter sets True
 
     def __new__(cls, *args, device=None, dtype=None):
         """`ember.Tensor(2, 3)` (uninitialised float) or `ember.Tensor([1, 2])` (data), as torch."""
@@ -83,22 +93,15 @@ class Tensor:
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None, output_nr=0, device=CPU):
         """Wrap an array without copying (the hot path: every op result comes through here)."""
-        t = object.__new__(cls)
+        t = _new(cls)
         t._data = data
-        t._dtype = dt._BY_NUMPY[data.dtype]
+        t._dtype = _DTYPES[data.dtype]
         t._device = device
         t._vc = VersionCounter()
         t._base = None
-        t._view_fn = None
-        t._view_of_fn = None
         t._grad_fn = grad_fn
         t._output_nr = output_nr
         t._requires_grad = requires_grad
-        t.grad = None
-        t._grad_acc = None
-        t._retains_grad = False
-        t._hooks = None
-        t._post_acc_hooks = None
         return t
 
     # ------------------------------------------------------------------------------------------
@@ -327,14 +330,14 @@ class Tensor:
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self):
-        """A tensor sharing this one's memory (and version counter) with no history."""
+        """A tensor sharing this one's memory (and version counter) with no history. Like
+        torch's, it is not an autograd view: its `_base` is None."""
         t = Tensor._make(self._data, device=self._device)
         t._vc = self._vc
-        t._base = self if self._base is None else self._base
         return t
 
     def detach_(self):
-        if self._base is not None and self._view_fn is not None:
+        if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn = None
         self._requires_grad = False

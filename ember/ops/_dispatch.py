@@ -13,49 +13,98 @@ Read next: `autograd/graph.py` (the node that gets recorded).
 import numpy as np
 
 from .. import _dtype as dt
+from .._backend import namespace
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ..autograd.graph import record, rebase_inplace
+from ..autograd.graph import ViewFn, rebase_inplace, record
 
 _grad = grad_mode.state
-_BY_NUMPY = dt._BY_NUMPY
+_make = Tensor._make
 _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING,
                     np.bool_: dt.BOOL, np.float64: dt.FLOATING, np.float32: dt.FLOATING,
                     np.int64: dt.INTEGER, np.int32: dt.INTEGER}
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 
 
-def dispatch(op, args, attrs):
-    device, xp = _device_of(op, args)
-    if op.promote == "none":
+def call(op, *args, **attrs):
+    """`op(*args, **attrs)`: run `op` on tensors and Python scalars (this is `Op.__call__`)."""
+    # device: the common device of the tensor arguments (0-d CPU tensors may join any device)
+    device = None
+    first = None
+    for x in args:
+        if isinstance(x, Tensor):
+            if device is None:
+                device = x._device
+                first = x
+            elif x._device is not device:
+                _check_same_device(device, x)
+    if device is None:
+        raise TypeError(f"{op.name}(): expected at least one Tensor argument")
+    xp = np if device.type == "cpu" else namespace(device)
+
+    # promotion and the kernel on raw arrays
+    promote = op.promote
+    if promote == "none":
         arrays = [x._data if isinstance(x, Tensor) else x for x in args]
-        out_dtype = None
+        out_np = None
+    elif promote == "same":
+        arrays = [x._data if isinstance(x, Tensor) else x for x in args]
+        out_np = first._data.dtype
     else:
-        compute, out_dtype = _promotion(op, args)
+        compute, out_dtype = _promotion(promote, args)
         arrays = _as_arrays(args, compute.np)
+        out_np = out_dtype.np
     try:
         result = op.kernel(xp, *arrays, **attrs)
     except ValueError as e:
         raise _explain(e, args) from None
-    outputs = _wrap(result, out_dtype, device, xp)
-    if _grad.grad_enabled:
-        if op.rule is not None and _any_requires_grad(args):
-            record(op, args, attrs, outputs)
-        if op.view:
-            _mark_views(op, args[0], attrs, outputs)
-    return outputs[0] if type(result) is not tuple else tuple(outputs)
+
+    # wrap: NumPy hands back scalars for 0-d results, and its dtype choices are not torch's
+    if type(result) is tuple:
+        outputs = tuple(_wrap(r, out_np, device, xp) for r in result)
+    else:
+        outputs = (_wrap(result, out_np, device, xp),)
+
+    if op.view:
+        _mark_views(op, args[0], attrs, outputs)
+    if _grad.grad_enabled and op.rule is not None:
+        for x in args:
+            if isinstance(x, Tensor) and x._requires_grad:
+                record(op, args, attrs, outputs)
+                break
+    return outputs if type(result) is tuple else outputs[0]
+
+
+def _wrap(r, out_np, device, xp):
+    if type(r) is not xp.ndarray:
+        r = xp.asarray(r)
+    if out_np is not None and r.dtype is not out_np and r.dtype != out_np:
+        r = r.astype(out_np)
+    return _make(r, False, None, 0, device)
+
+
+def _check_same_device(device, x):
+    d = x._device
+    if d != device and not (x._data.ndim == 0 and d.type == "cpu"):
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {device} and {d}!")
 
 
 def dispatch_inplace(op, self, args, attrs):
+    """Run `op(self, *args)` and write the result into self's memory."""
     inputs = (self,) + args
     recording = _grad.grad_enabled and op.rule is not None and _any_requires_grad(inputs)
     if _grad.grad_enabled:
         _check_inplace_allowed(self)
-    device, xp = _device_of(op, inputs)
-    if op.promote == "none":
+    device = self._device
+    for x in args:
+        if isinstance(x, Tensor) and x._device is not device:
+            _check_same_device(device, x)
+    xp = np if device.type == "cpu" else namespace(device)
+    if op.promote in ("none", "same"):
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
     else:
-        compute, out_dtype = _promotion(op, inputs)
+        compute, out_dtype = _promotion(op.promote, inputs)
         if not dt.can_cast(out_dtype, self._dtype):
             raise RuntimeError(f"result type {dt.scalar_name(out_dtype)} can't be cast to the "
                                f"desired output type {dt.scalar_name(self._dtype)}")
@@ -76,31 +125,9 @@ def dispatch_inplace(op, self, args, attrs):
 # steps
 
 
-def _device_of(op, args):
-    """The common device of the tensor arguments (0-d CPU tensors may join any device)."""
-    device = None
-    for x in args:
-        if isinstance(x, Tensor):
-            d = x._device
-            if device is None or device is d:
-                device = d
-            elif d != device:
-                if x._data.ndim == 0 and d.type == "cpu":
-                    continue
-                raise RuntimeError("Expected all tensors to be on the same device, but found at "
-                                   f"least two devices, {device} and {d}!")
-    if device is None:
-        raise TypeError(f"{op.name}(): expected at least one Tensor argument")
-    if device.type == "cpu":
-        return device, np
-    from .._backend import namespace
-
-    return device, namespace(device)
-
-
-def _promotion(op, args):
-    """(compute dtype, output dtype) under the op's promotion kind, cached per operand types."""
-    key = [op.promote]
+def _promotion(kind, args):
+    """(compute dtype, output dtype) under promotion `kind`, cached per operand types."""
+    key = [kind]
     for x in args:
         if isinstance(x, Tensor):
             key.append(x._dtype)
@@ -110,7 +137,7 @@ def _promotion(op, args):
     key = tuple(key)
     hit = _promotions.get(key)
     if hit is None:
-        hit = _promotions[key] = _promote(op.promote, args)
+        hit = _promotions[key] = _promote(kind, args)
     return hit
 
 
@@ -158,19 +185,6 @@ def _as_arrays(args, np_dtype):
     return arrays
 
 
-def _wrap(result, out_dtype, device, xp):
-    """Kernel results as Tensors: NumPy scalars become 0-d arrays, dtypes are enforced."""
-    results = result if type(result) is tuple else (result,)
-    outputs = []
-    for r in results:
-        if type(r) is not xp.ndarray:
-            r = xp.asarray(r)
-        if out_dtype is not None and r.dtype is not out_dtype.np and r.dtype != out_dtype.np:
-            r = r.astype(out_dtype.np)
-        outputs.append(Tensor._make(r, device=device))
-    return outputs
-
-
 def _any_requires_grad(args):
     for x in args:
         if isinstance(x, Tensor) and x._requires_grad:
@@ -181,16 +195,14 @@ def _any_requires_grad(args):
 def _mark_views(op, source, attrs, outputs):
     """Outputs of a view op share `source`'s memory: same version counter, same base, and a
     recipe (`_view_fn`) to rebuild them from the base for in-place autograd."""
-    from ..autograd.graph import ViewFn
-
     base = source if source._base is None else source._base
     parent = source._view_fn if source._base is not None else None
-    if source._base is not None and parent is None:
-        parent = False  # source was made outside grad mode: its views cannot be replayed
+    # a view made outside grad mode, or of such a view, cannot be replayed for autograd
+    replayable = _grad.grad_enabled and (source._base is None or parent is not None)
     for i, out in enumerate(outputs):
         out._vc = source._vc
         out._base = base
-        out._view_fn = None if parent is False else ViewFn(op, attrs, parent, i, len(outputs))
+        out._view_fn = ViewFn(op, attrs, parent, i, len(outputs)) if replayable else None
         out._view_of_fn = base._grad_fn
 
 

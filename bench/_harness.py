@@ -1,0 +1,73 @@
+"""Shared timing harness: run a workload in ember and in torch, alternating, and print ratios.
+
+Each workload is a function `make(lib) -> step` that builds its inputs with the given library
+(ember or torch) and returns a zero-argument `step` to time. Runs alternate between the two
+libraries (A B A B ...) after a warm-up, so drift in machine speed hits both equally; we report
+medians and the ember/torch ratio of medians.
+"""
+import json
+import os
+import statistics
+import time
+
+import ember
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def set_threads(n):
+    """Fix BLAS/OpenMP threads for both libraries (must run before heavy work starts)."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(n)
+    if torch is not None:
+        torch.set_num_threads(n)
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(n)
+    except ImportError:
+        pass
+
+
+def time_step(step, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def compare(name, make, repeats=20, warmup=3, rounds=3):
+    """Median seconds per step for ember and torch, alternating `rounds` times."""
+    libs = [("ember", ember)] + ([("torch", torch)] if torch is not None else [])
+    steps = {label: make(lib) for label, lib in libs}
+    for label, _ in libs:
+        time_step(steps[label], warmup)
+    samples = {label: [] for label, _ in libs}
+    for _ in range(rounds):
+        for label, _ in libs:
+            samples[label] += time_step(steps[label], repeats)
+    result = {"workload": name}
+    for label, _ in libs:
+        result[label] = statistics.median(samples[label])
+    if torch is not None:
+        result["ratio"] = result["ember"] / result["torch"]
+    return result
+
+
+def report(results, unit="ms", scale=1e3, path=None):
+    width = max(len(r["workload"]) for r in results)
+    print(f"{'workload':<{width}}  {'ember':>10}  {'torch':>10}  {'ember/torch':>11}")
+    for r in results:
+        torch_time = f"{r['torch'] * scale:10.2f}" if "torch" in r else f"{'-':>10}"
+        ratio = f"{r['ratio']:11.2f}" if "ratio" in r else f"{'-':>11}"
+        print(f"{r['workload']:<{width}}  {r['ember'] * scale:10.2f}  {torch_time}  {ratio}"
+              f"   ({unit})")
+    if path:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            json.dump(results, f, indent=2)
