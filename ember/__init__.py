@@ -17,13 +17,19 @@ from . import ops  # noqa: E402
 from ._tensor_methods import bind as _bind_tensor_methods
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
-from ._creation import (arange, as_tensor, asarray, empty, empty_like, eye, from_numpy, full,
-                        full_like, linspace, logspace, ones, ones_like, scalar_tensor, tensor,
-                        tril_indices, triu_indices, zeros, zeros_like)
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from ._creation import (arange, as_tensor, asarray, empty, empty_like, empty_strided, eye,
+                        from_numpy, full, full_like, linspace, logspace, ones, ones_like,
+                        scalar_tensor, tensor, tril_indices, triu_indices, zeros, zeros_like)
 from ._creation import range  # noqa: A004
-from ._random import (Generator, default_generator, get_rng_state, initial_seed, manual_seed,
-                      rand, randn, seed, set_rng_state)
+from ._dtype import is_complex, is_floating_point, is_signed
+from ._random import (Generator, bernoulli, default_generator, get_rng_state, initial_seed,
+                      manual_seed, multinomial, normal, poisson, rand, rand_like, randint,
+                      randint_like, randn, randn_like, randperm, seed, set_rng_state)
 from ._tensor_str import set_printoptions
+from . import random  # noqa: E402  (ember.random mirrors torch.random)
+from ._storage import TypedStorage, UntypedStorage  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 
 class _MemoryFormat:
@@ -53,6 +59,9 @@ def _publish_ops():
 
 
 _publish_ops()
+from . import linalg  # noqa: E402  (the torch.linalg namespace)
 _bind_tensor_methods()
+
+from . import nn, optim  # noqa: E402  (they build on the full tensor API)
 
 __version__ = "0.1.0"

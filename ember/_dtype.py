@@ -17,6 +17,7 @@ __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
     "float64", "half", "float", "double", "short", "int", "long", "get_default_dtype",
     "set_default_dtype", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
+    "is_floating_point", "is_complex", "is_signed",
 ]
 
 BOOL, INTEGER, FLOATING = 0, 1, 2
@@ -86,7 +87,7 @@ _BY_NUMPY = {d.np: d for d in ALL_DTYPES}
 
 
 def from_numpy_dtype(np_dtype):
-    """The ember dtype of a NumPy dtype; raises TypeError for types ember lacks (complex, uint16...)."""
+    """The ember dtype of a NumPy dtype; TypeError for types ember lacks (complex, uint16)."""
     try:
         return _BY_NUMPY[np_dtype]
     except KeyError:
@@ -106,10 +107,19 @@ def get_default_dtype():
     return _default_float
 
 
+# caches whose entries depend on the default dtype (dispatch's promotion cache registers here)
+DEFAULT_DTYPE_CACHES = []
+
+
 def set_default_dtype(d):
+    """Make `d` the type of Python floats in factories and promotion (`tensor([1.5])`,
+    `int_tensor * 1.5`). Only floating types are allowed."""
     global _default_float
     if not isinstance(d, dtype) or not d.is_floating_point:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    if d is not _default_float:
+        for cache in DEFAULT_DTYPE_CACHES:
+            cache.clear()
     _default_float = d
 
 
@@ -205,14 +215,24 @@ def can_cast(from_, to):
 # finfo / iinfo
 
 
+def _check_dtype(fn_name, value):
+    if not isinstance(value, dtype):
+        raise TypeError(f"{fn_name}(): argument 'type' (position 1) must be ember.dtype, not "
+                        f"{type(value).__name__}")
+
+
 class finfo:
-    """Machine limits of a floating dtype (torch.finfo)."""
+    """Machine limits of a floating dtype (torch.finfo); `finfo()` describes the default dtype.
+
+    Fields: bits, eps (gap from 1.0 to the next value), max, min, tiny = smallest_normal,
+    resolution (10 ** -decimal digits, as a Python float) and dtype (its name)."""
 
     def __init__(self, type=None):
         type = _default_float if type is None else type
+        _check_dtype("finfo", type)
         if not type.is_floating_point:
-            raise TypeError(f"torch.finfo() requires a floating point input type. Use "
-                            f"torch.iinfo to handle '{type}'")
+            raise TypeError(f"ember.finfo() requires a floating point input type. Use "
+                            f"ember.iinfo to handle '{type}'")
         info = ml_dtypes.finfo(type.np) if type is bfloat16 else np.finfo(type.np)
         self.dtype = type.name
         self.bits = type.itemsize * 8
@@ -220,7 +240,13 @@ class finfo:
         self.max = builtins.float(info.max)
         self.min = builtins.float(info.min)
         self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
-        self.resolution = builtins.float(info.resolution)
+        # NumPy's resolution is a float32 for float32 (9.9999997e-07); torch gives 1e-06
+        self.resolution = 10.0 ** -builtins.int(info.precision)
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    __hash__ = None  # torch's finfo is unhashable too
 
     def __repr__(self):
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
@@ -229,17 +255,52 @@ class finfo:
 
 
 class iinfo:
-    """Machine limits of an integer dtype (torch.iinfo)."""
+    """Machine limits of an integer dtype (torch.iinfo): bits, max, min, dtype. bool has none."""
 
     def __init__(self, type):
+        _check_dtype("iinfo", type)
         if type.is_floating_point:
-            raise TypeError(f"torch.iinfo() requires an integer input type. Use torch.finfo "
+            raise TypeError(f"ember.iinfo() requires an integer input type. Use ember.finfo "
                             f"to handle '{type}'")
-        info = np.iinfo(np.uint8 if type is bool else type.np)
+        if type is bool:
+            raise TypeError("ember.bool is not supported by ember.iinfo")
+        info = np.iinfo(type.np)
         self.dtype = type.name
         self.bits = type.itemsize * 8
-        self.max = 1 if type is bool else builtins.int(info.max)
-        self.min = 0 if type is bool else builtins.int(info.min)
+        self.max = builtins.int(info.max)
+        self.min = builtins.int(info.min)
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    __hash__ = None
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        # torch formats with %g too: iinfo(min=-2.14748e+09, max=2.14748e+09, dtype=int32)
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+# ----------------------------------------------------------------------------------------------
+# dtype questions asked of a tensor (torch.is_floating_point(t), ...)
+
+
+def _tensor_dtype(fn_name, input):
+    from ._tensor import Tensor
+
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn_name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.dtype
+
+
+def is_floating_point(input):
+    return _tensor_dtype("is_floating_point", input).is_floating_point
+
+
+def is_complex(input):
+    _tensor_dtype("is_complex", input)
+    return False
+
+
+def is_signed(input):
+    return _tensor_dtype("is_signed", input).is_signed

@@ -373,20 +373,28 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        """`np.asarray(t)`: the host array (shared memory on the CPU). Like `numpy()` it
+        refuses a tensor that requires grad; unlike it, it copies a GPU tensor to the host."""
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
         arr = _backend.transfer(self._data, CPU)
-        return arr if dtype is None else arr.astype(dtype, copy=False)
+        if dtype is not None and arr.dtype != np.dtype(dtype):
+            if copy is False:
+                raise ValueError(f"converting {self._dtype} to {np.dtype(dtype)} needs a copy")
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
 
     def item(self):
+        """The only element as a Python number (float for every floating dtype)."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
         return _backend.transfer(self._data, CPU).reshape(()).item()
 
     def tolist(self):
-        arr = _backend.transfer(self._data, CPU)
-        if self._dtype is dt.bfloat16:
-            arr = arr.astype(np.float32)
-        return arr.tolist()
+        """Nested lists of Python numbers (just a number for a 0-d tensor)."""
+        return _backend.transfer(self._data, CPU).tolist()
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -399,27 +407,37 @@ class Tensor:
         return iter(self.unbind(0))
 
     def __bool__(self):
-        if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {'no values' if self._data.size == 0 else 'more than one value'} is ambiguous")
+        n = self._data.size
+        if n != 1:
+            what = "no values" if n == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
         return bool(self.item())
 
+    def _python_scalar(self):
+        """The only element, for int() / float() / complex() (ValueError otherwise, as torch)."""
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __int__(self):
-        return int(self.item())
+        return int(self._python_scalar())
 
     def __float__(self):
-        return float(self.item())
+        return float(self._python_scalar())
+
+    def __complex__(self):
+        return complex(self._python_scalar())
 
     def __index__(self):
+        """Integer (or bool) tensors of one element can index Python sequences."""
         if self._dtype.is_floating_point or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
         return int(self.item())
 
-    def __complex__(self):
-        return complex(self.item())
-
     def __format__(self, spec):
-        if self._data.ndim == 0:
+        """`f"{t:.3f}"` formats a 0-d tensor's value; other tensors take only an empty spec."""
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
         return object.__format__(self, spec)
 
@@ -428,7 +446,7 @@ class Tensor:
     def __repr__(self, *, tensor_contents=None):
         from ._tensor_str import tensor_repr
 
-        return tensor_repr(self)
+        return tensor_repr(self, tensor_contents)
 
     __str__ = __repr__
 
@@ -441,15 +459,18 @@ class Tensor:
                                "attempting to deepcopy a module, this may be because of a "
                                "torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
-        new = type(self)._make(self._data.copy(), self._requires_grad, device=self._device)
-        if self.grad is not None:
-            new.grad = self.grad.__deepcopy__(memo)
-        extra = getattr(self, "__dict__", None)
-        if extra:
-            import copy
+        import copy
 
-            new.__dict__.update(copy.deepcopy(extra, memo))
+        # a leaf with its own data (same memory order), requires_grad, grad and the user's
+        # attributes; names Tensor itself defines (grad, hooks, ...) are autograd state
+        new = type(self)._make(self._data.copy(order="K"), self._requires_grad,
+                               device=self._device)
         memo[id(self)] = new
+        if self.grad is not None:
+            new.grad = copy.deepcopy(self.grad, memo)
+        extra = {k: v for k, v in vars(self).items() if not hasattr(Tensor, k)}
+        if extra:
+            new.__dict__.update(copy.deepcopy(extra, memo))
         return new
 
     def __reduce_ex__(self, protocol):

@@ -65,12 +65,12 @@ def _bind_operators():
 
 
 def _bind_properties():
-    Tensor.T = property(lambda self: self.permute(*reversed(range(self.ndim))),
-                        doc="All dims reversed (torch deprecates it for ndim != 2).")
-    Tensor.mT = property(lambda self: self.transpose(-2, -1),
-                         doc="The last two dims swapped (a batch of matrices transposed).")
-    Tensor.mH = Tensor.mT
-    Tensor.H = property(lambda self: self.t(), doc="Conjugate transpose (real here: .t()).")
+    from .ops import shape  # torch's checks and deprecation warnings live beside the views
+
+    Tensor.T = property(shape.reversed_dims, doc=shape.reversed_dims.__doc__)
+    Tensor.mT = property(shape.matrix_transpose, doc=shape.matrix_transpose.__doc__)
+    Tensor.mH = property(shape.matrix_adjoint, doc=shape.matrix_adjoint.__doc__)
+    Tensor.H = property(shape.adjoint_2d, doc=shape.adjoint_2d.__doc__)
 
 
 Tensor.__array_priority__ = 1000  # NumPy defers `ndarray + tensor` to Tensor.__radd__

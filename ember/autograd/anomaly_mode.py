@@ -1,16 +1,39 @@
-"""Anomaly detection: `detect_anomaly()` / `set_detect_anomaly(True)`.
+"""Anomaly detection: `detect_anomaly()` / `set_detect_anomaly(True)`, for debugging backward.
 
-While on, every node remembers where in the forward pass it was created (a stack trace), and
-the engine checks each backward result for NaN. On a NaN, or on a saved tensor that was
-modified in place, the error names the op and shows the forward code that created it.
+While it is on:
+  * every graph node remembers the user's stack when it was created (`Node.__init__` calls
+    `remember_forward`), so errors in backward can point at the forward line responsible;
+  * the engine checks every gradient a node returns; a NaN raises
+        RuntimeError: Function 'DivBackward0' returned nan values in its 0th output.
+    followed by the forward stack of that node;
+  * every in-place op records where it ran (`ops/_dispatch.py: dispatch_inplace` calls
+    `remember_inplace`), so the "modified by an inplace operation" error (raised in
+    `graph.unpack_saved`) names the node that saved the tensor, where it was created, and
+    where the in-place write happened.
+When it is off, these hooks cost one boolean test each. The mode is global (not per thread),
+as in torch.
+
+Read next: `gradcheck.py`.
 """
+import functools
+import os
+import sys
 import traceback
+import warnings
 
-__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled"]
+__all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled"]
 
 enabled = False
-check_nan_default = True
 check_nan = True
+
+# id(version counter) -> (counter, [(version after the write, op name, stack lines)]): where
+# each tensor storage was modified in place while anomaly mode was on. Cleared when it turns
+# off. Keyed by id because version counters have no room for more attributes; the entry keeps
+# its counter alive, so the id cannot be reused while it is in here.
+_inplace_log = {}
+
+_EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 def is_anomaly_enabled():
@@ -22,10 +45,10 @@ def is_anomaly_check_nan_enabled():
 
 
 class set_detect_anomaly:
-    """Turn anomaly mode on or off; as a context manager it restores the previous state."""
+    """`set_detect_anomaly(True)` turns anomaly mode on at once; used as a context manager, the
+    previous mode comes back on exit."""
 
     def __init__(self, mode, check_nan=True):
-        global enabled
         self.prev = (enabled, globals()["check_nan"])
         _set(mode, check_nan)
 
@@ -38,10 +61,12 @@ class set_detect_anomaly:
 
 
 class detect_anomaly:
-    """Context manager / decorator: anomaly mode inside the block."""
+    """Context manager and decorator: anomaly mode inside the block (or the function)."""
 
     def __init__(self, check_nan=True):
         self.check_nan = check_nan
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", stacklevel=2)
 
     def __enter__(self):
         self.prev = (enabled, check_nan)
@@ -53,12 +78,14 @@ class detect_anomaly:
         return False
 
     def __call__(self, func):
-        import functools
-
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
-            with self.__class__(self.check_nan):
+            prev = (enabled, check_nan)  # per call, not on self: the function may recurse
+            _set(True, self.check_nan)
+            try:
                 return func(*args, **kwargs)
+            finally:
+                _set(*prev)
         return wrapper
 
 
@@ -66,12 +93,36 @@ def _set(mode, nan):
     global enabled, check_nan
     enabled = bool(mode)
     check_nan = bool(nan)
+    if not enabled:
+        _inplace_log.clear()
+
+
+# ----------------------------------------------------------------------------------------------
+# recording (only called while enabled)
+
+
+def _user_stack():
+    """The current stack without ember's own frames (and without this module's)."""
+    frames = traceback.extract_stack(sys._getframe(2))
+    return traceback.format_list([f for f in frames if not f.filename.startswith(_EMBER_DIR)])
 
 
 def remember_forward(node):
-    """Called by Node() while anomaly mode is on: keep the user's stack (without ember frames)."""
-    frames = [f for f in traceback.extract_stack()[:-1] if "/ember/" not in f.filename]
-    node.metadata["traceback_"] = traceback.format_list(frames)
+    """Called by Node() while anomaly mode is on."""
+    node.metadata["traceback_"] = _user_stack()
+
+
+def remember_inplace(tensor, op):
+    """Called by dispatch_inplace after bumping `tensor`'s version while anomaly mode is on."""
+    vc = tensor._vc
+    entry = _inplace_log.get(id(vc))
+    if entry is None:
+        entry = _inplace_log[id(vc)] = (vc, [])
+    entry[1].append((vc.value, op.name, _user_stack()))
+
+
+# ----------------------------------------------------------------------------------------------
+# explaining errors
 
 
 def forward_trace(node):
@@ -80,23 +131,35 @@ def forward_trace(node):
 
 
 def check_gradients(node, grads):
-    """Raise if a backward result contains NaN (only while anomaly mode checks NaN)."""
-    if not (enabled and check_nan):
+    """Raise if a backward result contains NaN (called by the engine while enabled)."""
+    if not check_nan:
         return
     for i, g in enumerate(grads):
-        if g is not None and g._dtype.is_floating_point and bool(g.isnan().any()):
+        if g is None or not g._dtype.is_floating_point:
+            continue
+        data = g._data
+        if bool((data != data).any()):  # NaN is the only value unequal to itself
             trace = forward_trace(node)
-            where = f"\n\nThe forward call that created it:\n{trace}" if trace else ""
+            where = f"\n\nTraceback of the forward call that created {node.name()}:\n{trace}" \
+                if trace else ""
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
                                f"output.{where}")
 
 
-def explain_inplace(message, tensor):
-    """Add the forward location of the op that saved the modified tensor, when known."""
+def explain_inplace(message, vc, expected, saver):
+    """Add to the version-counter error: which node saved the tensor and where it was created,
+    and where the storage was then modified in place."""
     if not enabled:
         return message
-    fn = tensor._grad_fn
-    trace = forward_trace(fn)
-    if trace:
-        message += f"\n\nThe tensor was produced by {fn.name()} at:\n{trace}"
+    message = message.split(" Hint:")[0]  # the hint says to turn on anomaly mode: it is on
+    if saver is not None:
+        message += f"\n\nThe tensor was saved for backward by {saver.name()}"
+        trace = forward_trace(saver)
+        message += f", created at:\n{trace}" if trace else "."
+    entry = _inplace_log.get(id(vc))
+    writes = [w for w in entry[1] if w[0] > expected] if entry is not None else []
+    if writes:
+        version, name, stack = writes[0]
+        message += (f"\nIt was then modified by the in-place op '{name}_' (to version {version}) "
+                    f"at:\n{''.join(stack)}")
     return message

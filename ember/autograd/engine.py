@@ -242,7 +242,7 @@ def _should_apply(node, needed, captures, only_targets, capture):
 
 
 def _apply(node, grads, buffers, needed, retain_graph):
-    if node._num_outputs > 1:
+    if node._num_outputs > 1 and node._out_meta is not None:  # Function nodes do their own
         grads = _materialize(node, grads)
     if node._pre_hooks:
         for hook in tuple(node._pre_hooks.values()):
@@ -293,8 +293,8 @@ def _add(buffers, node, nr, g):
     old = slots[nr]
     if old is None:
         slots[nr] = g
-    elif _grad.grad_enabled:
-        slots[nr] = old + g
+    elif _grad.grad_enabled or old._data.ndim == 0:
+        slots[nr] = old + g  # dispatch also turns NumPy's 0-d sum (a scalar) into an array
     else:
         slots[nr] = Tensor._make(old._data + g._data, device=g._device)
 
@@ -338,6 +338,6 @@ def _call_tensor_hooks(node, grads):
 def _store_nonleaf_grads(targets, captured):
     """backward(inputs=[...]) also fills `.grad` of non-leaf inputs, as torch does."""
     for t, g in zip(targets, captured):
-        if g is None or t.grad_fn is None:
+        if g is None or t.grad_fn is None or t._retains_grad:  # retain_grad's hook stored it
             continue
         t.grad = g if t.grad is None else t.grad + g

@@ -200,28 +200,29 @@ def unpack_saved(value, node):
     if len(value) == 2:
         t, version = value
         if t._vc.value != version:
-            _raise_modified(t, version)
+            _raise_modified(t, t._vc, version, t._grad_fn, t._output_nr, node)
         return t
     data, vc, version, output_nr, device = value
     if vc.value != version:
-        _raise_modified(Tensor._make(data, device=device), version, vc.value, node)
+        _raise_modified(Tensor._make(data, device=device), vc, version, node, output_nr, node)
     t = Tensor._make(data, True, node, output_nr, device)
     t._vc = vc
     return t
 
 
-def _raise_modified(t, expected, actual=None, node=None):
+def _raise_modified(t, vc, expected, producer, output_nr, saver):
+    """Saved tensor `t` (version counter `vc`, made by `producer`) was written in place after
+    node `saver` saved it. torch 2.x names the producer by its op: `Mul`, not `MulBackward0`."""
     from .._dtype import scalar_name
 
-    actual = t._vc.value if actual is None else actual
-    fn = node if node is not None else t._grad_fn
-    made_by = f", which is output {t._output_nr} of {fn.name()}," if fn is not None else ""
+    op_name = producer.name().rsplit("Backward", 1)[0] if producer is not None else ""
+    made_by = f", which is output {output_nr} of {op_name}," if producer is not None else ""
     message = (f"one of the variables needed for gradient computation has been modified by an "
                f"inplace operation: [ember.{scalar_name(t._dtype)}Tensor {list(t._data.shape)}]"
-               f"{made_by} is at version {actual}; expected version {expected} instead. Hint: "
+               f"{made_by} is at version {vc.value}; expected version {expected} instead. Hint: "
                "enable anomaly detection to find the operation that failed to compute its "
                "gradient, with torch.autograd.set_detect_anomaly(True).")
-    raise RuntimeError(_anomaly.explain_inplace(message, t))
+    raise RuntimeError(_anomaly.explain_inplace(message, vc, expected, saver))
 
 
 def _save(op, args, attrs, outputs):
@@ -267,6 +268,8 @@ def record(op, args, attrs, outputs):
     out_meta = None
     if len(outputs) > 1:
         out_meta = tuple((t._data.shape, t._dtype) for t in outputs)
+    for i, t in enumerate(outputs):
+        t._output_nr = i  # before _save: a saved output must remember which output it is
     node = Node(op, tuple(edges), meta, _save(op, args, attrs, outputs), len(outputs), out_meta)
     for i, t in enumerate(outputs):
         if t._dtype.is_floating_point:

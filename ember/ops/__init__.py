@@ -9,7 +9,9 @@ Modules, in reading order:
     shape.py      views and reshaping: view, transpose, cat, split, ...
     index.py      indexing, gather/scatter, masked ops, nonzero
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
+    nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
 from . import _op  # noqa: F401
 from . import copy, pointwise, reduce, shape, index, linalg  # noqa: F401
+from . import nn  # noqa: F401
 from ._op import EXPORTS, REGISTRY  # noqa: F401

@@ -15,6 +15,7 @@ import numpy as np
 from .. import _dtype as dt
 from .._backend import namespace
 from .._tensor import Tensor
+from ..autograd import anomaly_mode as _anomaly
 from ..autograd import grad_mode
 from ..autograd.graph import ViewFn, rebase_inplace, record
 
@@ -24,6 +25,7 @@ _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING,
                     np.bool_: dt.BOOL, np.float64: dt.FLOATING, np.float32: dt.FLOATING,
                     np.int64: dt.INTEGER, np.int32: dt.INTEGER}
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
+dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
 
 
 def call(op, *args, **attrs):
@@ -96,6 +98,8 @@ def dispatch_inplace(op, self, args, attrs):
     recording = _grad.grad_enabled and op.rule is not None and _any_requires_grad(inputs)
     if _grad.grad_enabled:
         _check_inplace_allowed(self)
+    if recording and self._base is not None and self._view_fn is not None:
+        _check_not_multi_output_view(self._view_fn)
     device = self._device
     for x in args:
         if isinstance(x, Tensor) and x._device is not device:
@@ -116,6 +120,8 @@ def dispatch_inplace(op, self, args, attrs):
     old = self._data.copy() if recording and _saves_first_input(op) else None
     _write(self, result)
     self._vc.value += 1
+    if _anomaly.enabled:
+        _anomaly.remember_inplace(self, op)  # so a version-counter error can say where
     if recording:
         rebase_inplace(op, self, old, args, attrs)
     return self
@@ -181,7 +187,10 @@ def _as_arrays(args, np_dtype):
         elif x is None:
             arrays.append(None)
         else:
-            arrays.append(np_dtype.type(x))
+            try:
+                arrays.append(np_dtype.type(x))
+            except OverflowError:  # torch wraps out-of-range ints (uint8 < -1 compares to 255)
+                arrays.append(np.array(x).astype(np_dtype))
     return arrays
 
 
@@ -214,6 +223,20 @@ def _check_inplace_allowed(self):
     if base is not None and base._requires_grad and base._grad_fn is None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                            "in-place operation.")
+
+
+def _check_not_multi_output_view(fn):
+    """torch refuses to record in-place writes into outputs of split/chunk/unbind (or views of
+    them): one backward node serves all the outputs, so it cannot be rebased for one."""
+    while fn is not None:
+        if fn.num_outputs > 1:
+            name = fn.op.node_name.replace("Backward0", "")
+            raise RuntimeError(f"Output {fn.index} of {name} is a view and is being modified "
+                               "inplace. This view is the output of a function that returns "
+                               "multiple views. Such functions do not allow the output views to "
+                               "be modified inplace. You should replace the inplace operation "
+                               "by an out-of-place one.")
+        fn = fn.parent
 
 
 def _saves_first_input(op):

@@ -1,26 +1,41 @@
-"""Reductions: sum, mean, ... over `dim` (int, tuple, negative or None) with `keepdim`.
+"""Reductions, scans and sorting: sum, mean, prod, max, var, norm, median, sort, topk, cumsum,
+unique, bincount, ... over `dim` (int, tuple, negative or None) with `keepdim`.
 
-This module defines `sum`, `any`, `all`, `max`, `min` as torch does: use `builtins.any` etc.
-for Python's own.
+This module defines `sum`, `any`, `all` as torch does (`builtins.sum` etc. for Python's own);
+max/min are written as `reduce_max`/`reduce_min` and published under torch's names.
+
+The file reads top to bottom in sections:
+  helpers          dims, shapes, quiet NumPy, and the gradient helpers the rules share (the
+                   backward of every op that *picks* elements -- max(dim), sort, topk, median,
+                   cummax, ... -- scatters `g` back to where each picked value came from);
+  sums             sum, mean, nansum, nanmean, prod
+  extremes         max, min, amax, amin, argmax, argmin, aminmax
+  moments, norms   var, std, var_mean, std_mean, logsumexp, norm
+  order            sort, argsort, msort, topk, kthvalue, median, nanmedian, mode
+  scans            cumsum, cumprod, cummax, cummin, logcumsumexp
+  logical, counts  all, any, count_nonzero, unique, unique_consecutive, bincount, histc, diff
+  sum_to_size      what the autograd engine uses to undo broadcasting
 
 A reduction's rule gets `g` shaped like the output; `_unreduce` puts the reduced dims back (as
-size-1 dims) and expands to the input's shape -- a view, no copy.
+size-1 dims) and expands to the input's shape -- a view, no copy. Several results with names
+(`values`, `indices`) come back as `ember.return_types` named tuples, as in torch.
 
 Read next: `shape.py`.
 """
 import builtins
+import contextlib
+import math
+import warnings
 
 from .. import _dtype as dt
-from .._utils import wrap_dims
+from .. import return_types
+from .._tensor import Tensor
+from .._utils import wrap_dim, wrap_dims
+from ..autograd.grad_mode import is_grad_enabled
 from ._op import defop, export
 
-
-def _unreduce(g, shape, dims, keepdim):
-    """Broadcast a reduced gradient back over the input's shape."""
-    if not keepdim and dims:
-        g = g.reshape([1 if i in dims else n for i, n in enumerate(shape)])
-    return g.expand(shape)
-
+# ----------------------------------------------------------------------------------------------
+# helpers
 
 _HALF_TYPES = (dt.float16.np, dt.bfloat16.np)
 
@@ -30,50 +45,1204 @@ def _accumulate_dtype(a):
     return dt.float32.np if a.dtype in _HALF_TYPES else None
 
 
+def _quiet(xp):
+    """NumPy warns on log(0), 0/0, ... where torch silently gives -inf or nan (CuPy never
+    warns, and has no errstate)."""
+    errstate = getattr(xp, "errstate", None)
+    return errstate(all="ignore") if errstate is not None else contextlib.nullcontext()
+
+
+def _every_dim(dim):
+    """None and an empty tuple both mean every dim: torch's rule for sum, mean, amax, var,
+    norm, ... (all/any differ: there `dim=()` reduces nothing)."""
+    return dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
+
+
+def _reduce_dims(dim, ndim):
+    """`dim` as a sorted tuple of non-negative dims (see `_every_dim`)."""
+    return tuple(range(ndim)) if _every_dim(dim) else wrap_dims(dim, ndim)
+
+
+def _count(shape, dims):
+    """How many elements each output element reduces over."""
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+def _no_out(out, name):
+    if out is not None:
+        raise NotImplementedError(f"{name}(out=...) is not implemented yet")
+
+
+def _result_dtype(a, dtype):
+    """torch's sum/prod/cumsum: integers and bools widen to int64 unless a dtype is given."""
+    if dtype is not None:
+        return dtype
+    return dt.int64 if a.dtype.kind in "biu" else dt._BY_NUMPY[a.dtype]
+
+
+def _atleast_1d(a):
+    """Kernels that work along one dim see a 0-d input as one element along dim 0."""
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+def _squeeze_dims(xp, x, dims, keepdim):
+    return x if keepdim else xp.squeeze(x, axis=dims)
+
+
+def _finish(values, indices, dim, keepdim, ndim):
+    """(values, indices) computed with the reduced dim kept: drop it unless keepdim."""
+    if ndim == 0:
+        return values.reshape(()), indices.reshape(())
+    if not keepdim:
+        return values.squeeze(dim), indices.squeeze(dim)
+    return values, indices
+
+
+def _slice_along(dim, start, stop):
+    """An index that slices [start:stop] along `dim` only."""
+    return (slice(None),) * dim + (slice(start, stop),)
+
+
+def _require_elements(name, input, dims, *, full):
+    """Reductions without an identity (max, median, ...) refuse to reduce over nothing."""
+    if full and input.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if input.ndim and input.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _require_float(name, input):
+    """torch has no kernel for integer inputs of these ops (it names the kernel)."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{name}" not implemented for '
+                                  f"'{dt.scalar_name(input.dtype)}'")
+
+
+# gradient helpers (on Tensors, so that rules stay differentiable)
+
+def _unreduce(g, shape, dims, keepdim):
+    """Broadcast a reduced gradient back over the input's shape."""
+    if not keepdim and dims:
+        g = g.reshape([1 if i in dims else n for i, n in enumerate(shape)])
+    return g.expand(shape)
+
+
+def _evenly(g, a, out, dims, keepdim, nan_aware=False):
+    """torch's gradient for max/min/median/amax...: `g` split equally among the elements equal
+    to the result, so ties share it. For the whole-tensor max/min/median a NaN result sends the
+    gradient to the NaNs (`nan_aware`)."""
+    if nan_aware and builtins.bool(out != out):  # `out` is 0-d here
+        mask = a != a
+    else:
+        mask = a == _unreduce(out, a.shape, dims, keepdim)
+    return _unreduce(g, a.shape, dims, keepdim) * mask / mask.sum(dims, keepdim=True)
+
+
+def _select_grad(g, indices, dim, shape, keepdim):
+    """The gradient of an op that picks elements (max(dim), sort, topk, cummax, ...): `g` goes
+    back where each picked value came from, added up where an index repeats (cummax)."""
+    if not keepdim and len(shape):
+        g, indices = g.unsqueeze(dim), indices.unsqueeze(dim)
+    return g.new_zeros(shape).scatter_add(dim, indices, g)
+
+
+# ----------------------------------------------------------------------------------------------
+# sums: sum, mean, nansum, nanmean, prod
+#
+# torch names the whole-tensor and the by-dim variants differently (SumBackward0 / 1), so each
+# has two Ops sharing one kernel and one rule.
+
+
 def _sum_kernel(xp, a, *, dims, keepdim, dtype):
-    if dtype is None:
-        dtype = dt.int64 if a.dtype.kind in "biu" else dt._BY_NUMPY[a.dtype]
+    dtype = _result_dtype(a, dtype)
     out = xp.sum(a, axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(a) or dtype.np)
     return out.astype(dtype.np, copy=False)
 
 
-_sum = defop("sum", "none", _sum_kernel,
-             lambda g, a_shape, dims, keepdim: (_unreduce(g, a_shape, dims, keepdim),),
-             node_name="SumBackward1")
+def _sum_rule(g, a_shape, dims, keepdim):
+    return (_unreduce(g, a_shape, dims, keepdim),)
+
+
+_sum = defop("sum", "none", _sum_kernel, _sum_rule)
+_sum_dim = defop("sum_dim", "none", _sum_kernel, _sum_rule, node_name="SumBackward1")
 
 
 @export(method=True)
 def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum over `dim` (all dims when None). Integers and bools sum to int64, as in torch."""
+    _no_out(out, "sum")
     if dtype is not None and input.dtype is not dtype:
         input = input.to(dtype)
-    return _sum(input, dims=wrap_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+    op = _sum if dim is None else _sum_dim
+    return op(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
 
 
 def _mean_kernel(xp, a, *, dims, keepdim):
-    return xp.mean(a, axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(a)).astype(
-        a.dtype, copy=False)
+    count = _count(a.shape, dims)
+    total = xp.sum(a, axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(a))
+    if count == 0:  # the mean of nothing is nan (and NumPy would warn)
+        return xp.full(xp.shape(total), xp.nan, dtype=a.dtype)
+    return (total / count).astype(a.dtype, copy=False)
 
 
 def _mean_rule(g, a_shape, dims, keepdim):
-    count = 1
-    for d in dims:
-        count *= a_shape[d]
-    return (_unreduce(g, a_shape, dims, keepdim) / count,)
+    return (_unreduce(g, a_shape, dims, keepdim) / builtins.max(_count(a_shape, dims), 1),)
 
 
-_mean = defop("mean", "none", _mean_kernel, _mean_rule, node_name="MeanBackward1")
+_mean = defop("mean", "none", _mean_kernel, _mean_rule)
+_mean_dim = defop("mean_dim", "none", _mean_kernel, _mean_rule, node_name="MeanBackward1")
 
 
 @export(method=True)
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    _no_out(out, "mean")
     if dtype is not None:
         input = input.to(dtype)
     if not input.dtype.is_floating_point:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: "
                            f"{dt.scalar_name(input.dtype)}")
-    return _mean(input, dims=wrap_dims(dim, input.ndim), keepdim=keepdim)
+    op = _mean if dim is None else _mean_dim
+    return op(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def _nansum_kernel(xp, a, *, dims, keepdim, dtype):
+    dtype = _result_dtype(a, dtype)
+    out = xp.nansum(a, axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(a) or dtype.np)
+    return out.astype(dtype.np, copy=False)
+
+
+# `a == a` is False exactly at the NaNs, which contributed nothing
+_nansum = defop("nansum", "none", _nansum_kernel, lambda g, a, dims, keepdim: (
+    _unreduce(g, a.shape, dims, keepdim) * (a == a),))
+
+
+@export(method=True)
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """sum() treating NaN as zero."""
+    _no_out(out, "nansum")
+    if dtype is not None and input.dtype is not dtype:
+        input = input.to(dtype)
+    return _nansum(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+
+
+@export(method=True)
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """mean() of the non-NaN elements: nansum / their count (torch composes it the same way,
+    so its grad_fn is DivBackward0)."""
+    _no_out(out, "nanmean")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {dt.scalar_name(input.dtype)}")
+    count = (input == input).sum(dim, keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def _prod_kernel(xp, a, *, dim, keepdim, dtype):
+    dtype = _result_dtype(a, dtype)
+    axis = None if a.ndim == 0 else dim
+    out = xp.prod(a, axis=axis, keepdims=keepdim, dtype=_accumulate_dtype(a) or dtype.np)
+    return out.astype(dtype.np, copy=False)
+
+
+def _exclusive_cumprod(a, dim, reverse=False):
+    """The product of the elements strictly before each position along `dim` (after it, with
+    `reverse`): cumprod of [1, a_0, ..., a_{n-2}]."""
+    from .shape import cat
+
+    if reverse:
+        return _exclusive_cumprod(a.flip(dim), dim).flip(dim)
+    ones = a.new_ones([1 if i == dim else n for i, n in enumerate(a.shape)])
+    return cat([ones, a[_slice_along(dim, 0, a.shape[dim] - 1)]], dim).cumprod(dim)
+
+
+def _prod_grad(g, a, out, dim):
+    """d prod / d a_k = the product of the other elements. Without zeros that is out / a_k;
+    with zeros, (product before k) * (product after k), which never divides and stays
+    differentiable for double backward. `g` and `out` keep the reduced dim."""
+    if not (a == 0).any():
+        return g * out / a
+    return g * _exclusive_cumprod(a, dim) * _exclusive_cumprod(a, dim, reverse=True)
+
+
+def _prod_rule(g, a, out, dim, keepdim):
+    if dim is None:  # the whole tensor: the same math along its flattened elements
+        flat = _prod_grad(g.reshape(1), a.reshape(-1), out.reshape(1), 0)
+        return (flat.reshape(a.shape),)
+    if a.ndim == 0:
+        return (g,)
+    if not keepdim:
+        g, out = g.unsqueeze(dim), out.unsqueeze(dim)
+    return (_prod_grad(g, a, out, dim),)
+
+
+_prod = defop("prod", "none", _prod_kernel, _prod_rule)
+_prod_dim = defop("prod_dim", "none", _prod_kernel, _prod_rule, node_name="ProdBackward1")
+
+
+@export(method=True)
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Product over one dim (all elements when None). Integers and bools give int64."""
+    _no_out(out, "prod")
+    if dtype is not None and input.dtype is not dtype:
+        input = input.to(dtype)
+    if dim is None:
+        return _prod(input, dim=None, keepdim=keepdim, dtype=dtype)
+    return _prod_dim(input, dim=wrap_dim(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# extremes: max, min, amax, amin, argmax, argmin, aminmax
+#
+# max/min without a dim and amax/amin split the gradient among ties; max/min with a dim return
+# the index of the first extreme (NaN counts as the extreme, as in torch) and send the whole
+# gradient there.
+
+
+def _extreme_kernel(xp, a, *, largest):
+    return xp.max(a) if largest else xp.min(a)
+
+
+def _extreme_dim_kernel(xp, a, *, dim, keepdim, largest):
+    x = _atleast_1d(a)
+    pick = xp.argmax if largest else xp.argmin
+    indices = pick(x, axis=dim, keepdims=True).astype(xp.int64, copy=False)
+    values = xp.take_along_axis(x, indices, axis=dim)
+    return _finish(values, indices, dim, keepdim, a.ndim)
+
+
+def _amax_kernel(xp, a, *, dims, keepdim, largest):
+    return (xp.amax if largest else xp.amin)(a, axis=dims, keepdims=keepdim)
+
+
+def _extreme_rule(g, a, out):
+    return (_evenly(g, a, out, tuple(range(a.ndim)), False, nan_aware=True),)
+
+
+def _extreme_dim_rule(g, a_shape, out, dim, keepdim):
+    return (_select_grad(g[0], out[1], dim, a_shape, keepdim),)
+
+
+def _amax_rule(g, a, out, dims, keepdim):
+    return (_evenly(g, a, out, dims, keepdim),)
+
+
+_max = defop("max", "none", _extreme_kernel, _extreme_rule, node_name="MaxBackward1")
+_min = defop("min", "none", _extreme_kernel, _extreme_rule, node_name="MinBackward1")
+_max_dim = defop("max_dim", "none", _extreme_dim_kernel, _extreme_dim_rule,
+                 node_name="MaxBackward0")
+_min_dim = defop("min_dim", "none", _extreme_dim_kernel, _extreme_dim_rule,
+                 node_name="MinBackward0")
+_amax = defop("amax", "none", _amax_kernel, _amax_rule)
+_amin = defop("amin", "none", _amax_kernel, _amax_rule)
+
+
+def _extreme(name, largest, input, dim, keepdim):
+    if isinstance(dim, Tensor):  # max(a, b) / min(a, b): torch's maximum / minimum
+        return input.maximum(dim) if largest else input.minimum(dim)
+    if dim is None:
+        _require_elements(name, input, (), full=True)
+        return (_max if largest else _min)(input, largest=largest)
+    dim = wrap_dim(dim, input.ndim)
+    _require_elements(name, input, (dim,), full=False)
+    op = _max_dim if largest else _min_dim
+    values, indices = op(input, dim=dim, keepdim=keepdim, largest=largest)
+    return getattr(return_types, name)(values, indices)
+
+
+@export(name="max", method=True)
+def reduce_max(input, dim=None, keepdim=False, *, out=None):
+    """max(input) -> the largest value; max(input, dim, keepdim) -> (values, indices);
+    max(input, other) -> elementwise maximum."""
+    _no_out(out, "max")
+    return _extreme("max", True, input, dim, keepdim)
+
+
+@export(name="min", method=True)
+def reduce_min(input, dim=None, keepdim=False, *, out=None):
+    """min(input) -> the smallest value; min(input, dim, keepdim) -> (values, indices);
+    min(input, other) -> elementwise minimum."""
+    _no_out(out, "min")
+    return _extreme("min", False, input, dim, keepdim)
+
+
+def _amax_like(name, largest, input, dim, keepdim):
+    dims = _reduce_dims(dim, input.ndim)
+    _require_elements(name, input, dims, full=_every_dim(dim))
+    return (_amax if largest else _amin)(input, dims=dims, keepdim=keepdim, largest=largest)
+
+
+@export(method=True)
+def amax(input, dim=(), keepdim=False, *, out=None):
+    """The largest values over `dim` (all dims by default); ties share the gradient."""
+    _no_out(out, "amax")
+    return _amax_like("amax", True, input, dim, keepdim)
+
+
+@export(method=True)
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """The smallest values over `dim` (all dims by default); ties share the gradient."""
+    _no_out(out, "amin")
+    return _amax_like("amin", False, input, dim, keepdim)
+
+
+def _arg_extreme_kernel(xp, a, *, dim, keepdim, largest):
+    pick = xp.argmax if largest else xp.argmin
+    if dim is None:  # an index into the flattened tensor
+        index = xp.asarray(pick(a.reshape(-1)), dtype=xp.int64)
+        return index.reshape((1,) * a.ndim) if keepdim else index
+    if a.ndim == 0:
+        return xp.zeros((), dtype=xp.int64)
+    return pick(a, axis=dim, keepdims=keepdim).astype(xp.int64, copy=False)
+
+
+_argmax = defop("argmax", "none", _arg_extreme_kernel, differentiable=False)
+_argmin = defop("argmin", "none", _arg_extreme_kernel, differentiable=False)
+
+
+def _arg_extreme(name, largest, input, dim, keepdim):
+    if input.dtype is dt.bool:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is None:
+        if input.numel() == 0:
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+    else:
+        dim = wrap_dim(dim, input.ndim)
+        _require_elements(name, input, (dim,), full=False)
+    return (_argmax if largest else _argmin)(input, dim=dim, keepdim=keepdim, largest=largest)
+
+
+@export(method=True)
+def argmax(input, dim=None, keepdim=False):
+    """Index of the first largest value (into the flattened tensor when dim is None)."""
+    return _arg_extreme("argmax", True, input, dim, keepdim)
+
+
+@export(method=True)
+def argmin(input, dim=None, keepdim=False):
+    """Index of the first smallest value (into the flattened tensor when dim is None)."""
+    return _arg_extreme("argmin", False, input, dim, keepdim)
+
+
+def _aminmax_kernel(xp, a, *, dims, keepdim):
+    return xp.amin(a, axis=dims, keepdims=keepdim), xp.amax(a, axis=dims, keepdims=keepdim)
+
+
+def _aminmax_rule(g, a, out, dims, keepdim):
+    return (_evenly(g[0], a, out[0], dims, keepdim) + _evenly(g[1], a, out[1], dims, keepdim),)
+
+
+_aminmax = defop("aminmax", "none", _aminmax_kernel, _aminmax_rule)
+
+
+@export(method=True)
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """(min, max) in one call, over one dim or the whole tensor."""
+    _no_out(out, "aminmax")
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        dims = tuple(range(input.ndim))
+    else:
+        dims = wrap_dims(dim, input.ndim)
+        for d in dims:
+            if input.shape[d] == 0:
+                raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    low, high = _aminmax(input, dims=dims, keepdim=keepdim)
+    return return_types.aminmax(low, high)
+
+
+# ----------------------------------------------------------------------------------------------
+# moments and norms: var, std, var_mean, std_mean, logsumexp, norm
+
+
+def _moments(xp, a, dims, correction):
+    """(variance, mean), both with the reduced dims kept; half types computed in float32."""
+    x = a.astype(_accumulate_dtype(a) or a.dtype, copy=False)
+    n = _count(a.shape, dims)
+    with _quiet(xp):  # no elements or no degrees of freedom: nan / inf, as in torch
+        mean = xp.sum(x, axis=dims, keepdims=True) / n
+        dev = x - mean
+        var = xp.sum(dev * dev, axis=dims, keepdims=True) / builtins.max(n - correction, 0)
+    return var, mean
+
+
+def _var_kernel(xp, a, *, dims, keepdim, correction):
+    var, _ = _moments(xp, a, dims, correction)
+    return _squeeze_dims(xp, var, dims, keepdim).astype(a.dtype, copy=False)
+
+
+def _std_kernel(xp, a, *, dims, keepdim, correction):
+    var, _ = _moments(xp, a, dims, correction)
+    return _squeeze_dims(xp, xp.sqrt(var), dims, keepdim).astype(a.dtype, copy=False)
+
+
+def _var_mean_kernel(xp, a, *, dims, keepdim, correction):
+    var, mean = _moments(xp, a, dims, correction)
+    return tuple(_squeeze_dims(xp, x, dims, keepdim).astype(a.dtype, copy=False)
+                 for x in (var, mean))
+
+
+def _std_mean_kernel(xp, a, *, dims, keepdim, correction):
+    var, mean = _moments(xp, a, dims, correction)
+    return tuple(_squeeze_dims(xp, x, dims, keepdim).astype(a.dtype, copy=False)
+                 for x in (xp.sqrt(var), mean))
+
+
+def _var_grad(g, a, dims, keepdim, correction):
+    """d var / d a = 2 (a - mean) / (N - correction)."""
+    dof = _count(a.shape, dims) - correction
+    scale = 2.0 / dof if dof != 0 else math.inf
+    return _unreduce(g, a.shape, dims, keepdim) * (a - a.mean(dims, keepdim=True)) * scale
+
+
+def _std_to_var_grad(g, std):
+    """d std = d var / (2 std); torch gives a zero gradient where std is 0 instead of 0/0."""
+    return g / (2 * (std + (std == 0))) * (std != 0)
+
+
+def _mean_grad(g, a, dims, keepdim):
+    return _unreduce(g, a.shape, dims, keepdim) / builtins.max(_count(a.shape, dims), 1)
+
+
+_var = defop("var", "none", _var_kernel, lambda g, a, dims, keepdim, correction: (
+    _var_grad(g, a, dims, keepdim, correction),))
+_std = defop("std", "none", _std_kernel, lambda g, a, out, dims, keepdim, correction: (
+    _var_grad(_std_to_var_grad(g, out), a, dims, keepdim, correction),))
+_var_mean = defop("var_mean", "none", _var_mean_kernel,
+                  lambda g, a, dims, keepdim, correction: (
+                      _var_grad(g[0], a, dims, keepdim, correction)
+                      + _mean_grad(g[1], a, dims, keepdim),))
+_std_mean = defop("std_mean", "none", _std_mean_kernel,
+                  lambda g, a, out, dims, keepdim, correction: (
+                      _var_grad(_std_to_var_grad(g[0], out[0]), a, dims, keepdim, correction)
+                      + _mean_grad(g[1], a, dims, keepdim),))
+
+
+def _var_args(name, input, dim, unbiased, correction):
+    """torch's three spellings: var(unbiased), var(dim, unbiased, keepdim) and
+    var(dim, *, correction, keepdim). Returns (dims, correction)."""
+    if isinstance(dim, builtins.bool):  # var(False): the first argument was `unbiased`
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}(): pass either `unbiased` or `correction`, not both")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = _reduce_dims(dim, input.ndim)
+    if _count(input.shape, dims) - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      stacklevel=3)
+    return dims, correction
+
+
+@export(method=True)
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Variance over `dim` with Bessel's correction (`correction=1`) unless told otherwise."""
+    _no_out(out, "var")
+    dims, correction = _var_args("var", input, dim, unbiased, correction)
+    return _var(input, dims=dims, keepdim=keepdim, correction=correction)
+
+
+@export(method=True)
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Standard deviation: the square root of var()."""
+    _no_out(out, "std")
+    dims, correction = _var_args("std", input, dim, unbiased, correction)
+    return _std(input, dims=dims, keepdim=keepdim, correction=correction)
+
+
+@export
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """(var, mean) in one pass; a plain tuple, as in torch."""
+    _no_out(out, "var_mean")
+    dims, correction = _var_args("var_mean", input, dim, unbiased, correction)
+    return _var_mean(input, dims=dims, keepdim=keepdim, correction=correction)
+
+
+@export
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """(std, mean) in one pass; a plain tuple, as in torch."""
+    _no_out(out, "std_mean")
+    dims, correction = _var_args("std_mean", input, dim, unbiased, correction)
+    return _std_mean(input, dims=dims, keepdim=keepdim, correction=correction)
+
+
+def _logsumexp_kernel(xp, a, *, dims, keepdim):
+    """log(sum(exp(a))) without overflow: shift by the max first (unless it is infinite, where
+    the shift would make inf - inf = nan)."""
+    acc = _accumulate_dtype(a)
+    with _quiet(xp):  # log(0) = -inf for empty or all -inf slices, as in torch
+        if builtins.any(a.shape[d] == 0 for d in dims):
+            out = xp.log(xp.sum(xp.exp(a), axis=dims, keepdims=keepdim, dtype=acc))
+            return out.astype(a.dtype, copy=False)
+        m = xp.amax(a, axis=dims, keepdims=True)
+        m = xp.where(xp.isinf(m), 0, m)
+        out = xp.log(xp.sum(xp.exp(a - m), axis=dims, keepdims=True, dtype=acc)) + m
+    return _squeeze_dims(xp, out, dims, keepdim).astype(a.dtype, copy=False)
+
+
+_logsumexp = defop("logsumexp", "none", _logsumexp_kernel, lambda g, a, out, dims, keepdim: (
+    _unreduce(g, a.shape, dims, keepdim) * (a - _unreduce(out, a.shape, dims, keepdim)).exp(),))
+
+
+@export(method=True)
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """log(sum(exp(input))) over `dim`, computed stably; integers go to the default float."""
+    _no_out(out, "logsumexp")
+    if not input.dtype.is_floating_point:
+        input = input.to(dt.get_default_dtype())
+    return _logsumexp(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim)
+
+
+def _norm_kernel(xp, a, *, ord, dims, keepdim):
+    x = xp.abs(a).astype(_accumulate_dtype(a) or a.dtype, copy=False)
+    with _quiet(xp):  # 0 ** negative = inf on the way to a norm of 0, as in torch
+        if ord == math.inf:
+            out = xp.amax(x, axis=dims, keepdims=keepdim)
+        elif ord == -math.inf:
+            out = xp.amin(x, axis=dims, keepdims=keepdim)
+        elif ord == 0:
+            out = xp.sum(x != 0, axis=dims, keepdims=keepdim, dtype=x.dtype)
+        elif ord == 1:
+            out = xp.sum(x, axis=dims, keepdims=keepdim)
+        elif ord == 2:
+            out = xp.sqrt(xp.sum(x * x, axis=dims, keepdims=keepdim))
+        else:
+            out = xp.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+    return xp.asarray(out).astype(a.dtype, copy=False)
+
+
+def _norm_rule(g, a, out, ord, dims, keepdim):
+    """d ||a||_p / d a = sign(a) |a|^(p-1) / ||a||^(p-1), with torch's special cases: p=0 has
+    zero gradient, inf-norms split it among the tied largest |a|, and a zero norm or a zero
+    element gives zero instead of 0/0."""
+    g = _unreduce(g, a.shape, dims, keepdim)
+    out = _unreduce(out, a.shape, dims, keepdim)
+    if ord == 0:
+        return (a.new_zeros(a.shape),)
+    sign = a.sign()
+    if ord == 1:
+        return (g * sign,)
+    if ord == 2:
+        return (g * a / (out + (out == 0)),)
+    if math.isinf(ord):
+        mask = a.abs() == out
+        return (g * sign * mask / mask.sum(dims, keepdim=True),)
+    magnitude = (a.abs() + (a == 0)) ** (ord - 1) * (a != 0)
+    return (g * sign * magnitude * (out + (out == 0)) ** (1 - ord),)
+
+
+# torch.norm runs linalg.vector_norm, hence the node name
+_norm = defop("norm", "none", _norm_kernel, _norm_rule, node_name="LinalgVectorNormBackward0")
+
+
+def _norm_order(p, dim):
+    """torch.norm's `p` as a number: 'fro' is the 2-norm of the elements."""
+    if p is None:
+        p = "fro"
+    if not isinstance(p, str):
+        return builtins.float(p)
+    if p == "fro":
+        if dim is not None and not isinstance(dim, int) and len(dim) > 2:
+            raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                               f"{' '.join(map(str, dim))}")
+        return 2.0
+    if p == "nuc":
+        raise NotImplementedError("norm(p='nuc') needs singular values, which ember.norm does "
+                                  "not compute yet")
+    raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+
+
+@export(method=True)
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """The vector p-norm of the elements over `dim` (p = 'fro', any number, inf or -inf)."""
+    _no_out(out, "norm")
+    ord = _norm_order(p, dim)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {dt.scalar_name(input.dtype)}")
+    if dtype is not None and input.dtype is not dtype:
+        input = input.to(dtype)
+    dims = _reduce_dims(dim, input.ndim)
+    if input.numel() == 0 and (ord < 0 or ord == math.inf):  # no identity to start from
+        if dim is None:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on an empty "
+                               "tensor because the operation does not have an identity")
+        for d in dims:
+            if input.shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {ord:g} norm on the "
+                                   f"dimension {d}because this dimension is empty and the "
+                                   "operation does not have an identity")
+    return _norm(input, ord=ord, dims=dims, keepdim=keepdim)
+
+
+# ----------------------------------------------------------------------------------------------
+# order statistics: sort, argsort, msort, topk, kthvalue, median, nanmedian, mode
+#
+# Everything here sorts stably (ties keep their order), with NaN above every number, as torch
+# does on CPU; the backward puts `g` back at the picked indices.
+
+
+def _argsort(xp, x, dim, descending):
+    """Stable ascending or descending order along `dim`."""
+    if not descending:
+        return xp.argsort(x, axis=dim, kind="stable")
+    # descending and still stable: sort the reversed slice ascending, then read it backwards
+    order = xp.flip(xp.argsort(xp.flip(x, axis=dim), axis=dim, kind="stable"), axis=dim)
+    return (x.shape[dim] - 1) - order
+
+
+def _sort_kernel(xp, a, *, dim, descending):
+    x = _atleast_1d(a)
+    indices = _argsort(xp, x, dim, descending)
+    return xp.take_along_axis(x, indices, axis=dim).reshape(a.shape), indices.reshape(a.shape)
+
+
+def _sort_rule(g, a_shape, out, dim):
+    return (_select_grad(g[0], out[1], dim, a_shape, keepdim=True),)
+
+
+_sort = defop("sort", "none", _sort_kernel, _sort_rule)
+_sort_stable = defop("sort_stable", "none", _sort_kernel, _sort_rule, node_name="SortBackward1")
+_argsort_op = defop("argsort", "none", lambda xp, a, *, dim, descending: _argsort(
+    xp, _atleast_1d(a), dim, descending).reshape(a.shape), differentiable=False)
+
+
+@export(method=True)
+def sort(input, dim=-1, descending=False, stable=None, *, out=None):
+    """(values, indices) sorted along `dim`. Always stable; passing `stable` (True or False)
+    only changes the grad_fn name, as in torch (SortBackward1)."""
+    _no_out(out, "sort")
+    op = _sort if stable is None else _sort_stable
+    values, indices = op(input, dim=wrap_dim(dim, input.ndim), descending=bool(descending))
+    return return_types.sort(values, indices)
+
+
+@export(method=True)
+def argsort(input, dim=-1, descending=False, stable=False):
+    """The indices that sort `input` along `dim` (ties keep their order)."""
+    return _argsort_op(input, dim=wrap_dim(dim, input.ndim), descending=bool(descending))
+
+
+@export(method=True)
+def msort(input, *, out=None):
+    """Sort along dim 0; values only."""
+    _no_out(out, "msort")
+    return sort(input, 0).values
+
+
+def _topk_kernel(xp, a, *, k, dim, largest):
+    """Partition first (linear time: the k best land at one end, NaN counting as the largest),
+    then sort only those k -- a 50,000-word vocabulary needs no full sort for top-5."""
+    x = _atleast_1d(a)
+    n = x.shape[dim]
+    if 0 < k < n:
+        split = xp.argpartition(x, n - k if largest else k - 1, axis=dim)
+        best = split[_slice_along(dim, n - k, n) if largest else _slice_along(dim, 0, k)]
+        order = _argsort(xp, xp.take_along_axis(x, best, axis=dim), dim, descending=largest)
+        indices = xp.take_along_axis(best, order, axis=dim)
+    else:
+        indices = _argsort(xp, x, dim, descending=largest)[_slice_along(dim, 0, k)]
+    values = xp.take_along_axis(x, indices, axis=dim)
+    if a.ndim == 0:
+        return values.reshape(()), indices.reshape(())
+    return values, indices
+
+
+_topk = defop("topk", "none", _topk_kernel, _sort_rule)
+
+
+@export(method=True)
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """The k largest (or smallest) values along `dim` and their indices, best first. The order
+    is sorted whether or not `sorted` is set (torch leaves it unspecified then)."""
+    _no_out(out, "topk")
+    dim = wrap_dim(dim, input.ndim)
+    if input.dtype is dt.bool:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    size = input.shape[dim] if input.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    values, indices = _topk(input, k=k, dim=dim, largest=bool(largest))
+    return return_types.topk(values, indices)
+
+
+def _kthvalue_kernel(xp, a, *, k, dim, keepdim):
+    x = _atleast_1d(a)
+    indices = _argsort(xp, x, dim, descending=False)[_slice_along(dim, k - 1, k)]
+    return _finish(xp.take_along_axis(x, indices, axis=dim), indices, dim, keepdim, a.ndim)
+
+
+_kthvalue = defop("kthvalue", "none", _kthvalue_kernel, _extreme_dim_rule)
+
+
+@export(method=True)
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    """The k-th smallest value along `dim` (k counts from 1) and its index."""
+    _no_out(out, "kthvalue")
+    dim = wrap_dim(dim, input.ndim)
+    _require_elements("kthvalue", input, (dim,), full=False)
+    size = input.shape[dim] if input.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    values, indices = _kthvalue(input, k=k, dim=dim, keepdim=keepdim)
+    return return_types.kthvalue(values, indices)
+
+
+def _median_dim_kernel(xp, a, *, dim, keepdim, ignore_nan):
+    """The lower median along `dim`. NaNs sort last, so with `valid` non-NaN elements the median
+    sits at (valid - 1) // 2 (nanmedian), while median answers NaN -- the first NaN -- if there
+    is one."""
+    x = _atleast_1d(a)
+    order = xp.argsort(x, axis=dim, kind="stable")
+    n = x.shape[dim]
+    valid = xp.sum(x == x, axis=dim, keepdims=True)
+    if ignore_nan:
+        position = xp.maximum(valid - 1, 0) // 2
+    else:
+        position = xp.where(valid < n, valid, (n - 1) // 2)
+    indices = xp.take_along_axis(order, position.astype(xp.int64, copy=False), axis=dim)
+    return _finish(xp.take_along_axis(x, indices, axis=dim), indices, dim, keepdim, a.ndim)
+
+
+def _median_kernel(xp, a, *, ignore_nan):
+    if a.size == 0:
+        if a.dtype.kind not in "fV":
+            raise RuntimeError("median() of an empty integer tensor has no value")
+        return xp.full((), xp.nan, dtype=a.dtype)
+    values, _ = _median_dim_kernel(xp, a.reshape(-1), dim=0, keepdim=False,
+                                   ignore_nan=ignore_nan)
+    return values
+
+
+_median = defop("median", "none", _median_kernel, _extreme_rule)
+_nanmedian = defop("nanmedian", "none", _median_kernel, _extreme_rule)
+_median_dim = defop("median_dim", "none", _median_dim_kernel, _extreme_dim_rule,
+                    node_name="MedianBackward1")
+_nanmedian_dim = defop("nanmedian_dim", "none", _median_dim_kernel, _extreme_dim_rule,
+                       node_name="NanmedianBackward1")
+
+
+def _median_like(name, ignore_nan, input, dim, keepdim):
+    if input.dtype is dt.bool:
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
+    if dim is None:
+        return (_nanmedian if ignore_nan else _median)(input, ignore_nan=ignore_nan)
+    dim = wrap_dim(dim, input.ndim)
+    _require_elements(name, input, (dim,), full=False)
+    op = _nanmedian_dim if ignore_nan else _median_dim
+    values, indices = op(input, dim=dim, keepdim=keepdim, ignore_nan=ignore_nan)
+    return getattr(return_types, name)(values, indices)
+
+
+@export(method=True)
+def median(input, dim=None, keepdim=False, *, out=None):
+    """The lower median: of all elements (a value), or along `dim` (values, indices). NaN
+    anywhere in a slice makes its median NaN."""
+    _no_out(out, "median")
+    return _median_like("median", False, input, dim, keepdim)
+
+
+@export(method=True)
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    """median() ignoring NaNs (NaN only when a slice is all NaN)."""
+    _no_out(out, "nanmedian")
+    return _median_like("nanmedian", True, input, dim, keepdim)
+
+
+def _mode_kernel(xp, a, *, dim, keepdim):
+    """The most frequent value along `dim` (the smallest one on a tie in counts) and the index
+    of its last occurrence, as torch. Sorting makes equal values into runs; each position learns
+    where its run starts and ends, and the longest run wins."""
+    x = xp.moveaxis(_atleast_1d(a), dim, -1)
+    order = xp.argsort(x, axis=-1, kind="stable")
+    s = xp.take_along_axis(x, order, axis=-1)
+    n = s.shape[-1]
+    position = xp.arange(n)
+    starts = xp.ones(s.shape, dtype=bool)
+    starts[..., 1:] = s[..., 1:] != s[..., :-1]
+    ends = xp.ones(s.shape, dtype=bool)
+    ends[..., :-1] = starts[..., 1:]
+    run_start = xp.maximum.accumulate(xp.where(starts, position, 0), axis=-1)
+    run_end = xp.flip(xp.minimum.accumulate(xp.flip(xp.where(ends, position, n), axis=-1),
+                                            axis=-1), axis=-1)
+    best = xp.argmax(run_end - run_start, axis=-1, keepdims=True)  # first = smallest value
+    last = xp.take_along_axis(run_end, best, axis=-1)  # stable sort: the last occurrence
+    values = xp.moveaxis(xp.take_along_axis(s, last, axis=-1), -1, dim)
+    indices = xp.moveaxis(xp.take_along_axis(order, last, axis=-1), -1, dim)
+    return _finish(values, indices.astype(xp.int64, copy=False), dim, keepdim, a.ndim)
+
+
+_mode = defop("mode", "none", _mode_kernel, _extreme_dim_rule)
+
+
+@export(method=True)
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """(values, indices) of the most frequent value along `dim`."""
+    _no_out(out, "mode")
+    dim = wrap_dim(dim, input.ndim)
+    _require_elements("mode", input, (dim,), full=False)
+    values, indices = _mode(input, dim=dim, keepdim=keepdim)
+    return return_types.mode(values, indices)
+
+
+# ----------------------------------------------------------------------------------------------
+# scans: cumsum, cumprod, cummax, cummin, logcumsumexp
+
+
+def _reverse_cumsum(t, dim):
+    """out_i = sum over j >= i of t_j (the adjoint of cumsum)."""
+    if t.ndim == 0:
+        return t
+    return cumsum(t.flip(dim), dim).flip(dim)
+
+
+def _cumsum_kernel(xp, a, *, dim, dtype):
+    dtype = _result_dtype(a, dtype)
+    out = xp.cumsum(_atleast_1d(a), axis=dim, dtype=_accumulate_dtype(a) or dtype.np)
+    return out.astype(dtype.np, copy=False).reshape(a.shape)
+
+
+_cumsum = defop("cumsum", "none", _cumsum_kernel,
+                lambda g, dim: (_reverse_cumsum(g, dim),))
+
+
+@export(method=True)
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Running sums along `dim`; integers and bools give int64."""
+    _no_out(out, "cumsum")
+    if dtype is not None and input.dtype is not dtype:
+        input = input.to(dtype)
+    return _cumsum(input, dim=wrap_dim(dim, input.ndim), dtype=dtype)
+
+
+def _cumprod_kernel(xp, a, *, dim, dtype):
+    dtype = _result_dtype(a, dtype)
+    out = xp.cumprod(_atleast_1d(a), axis=dim, dtype=_accumulate_dtype(a) or dtype.np)
+    return out.astype(dtype.np, copy=False).reshape(a.shape)
+
+
+def _cumprod_rule(g, a, out, dim):
+    """grad_k = sum over i >= k of g_i * prod_{j <= i, j != k} a_j. Without zeros that is
+    reverse_cumsum(g * out)_k / a_k. With zeros: before a slice's first zero the same formula
+    holds (later outputs are 0); at the first zero z it is the reverse cumsum of g times the
+    cumprod of the slice with a_z replaced by one; after z every term holds a_z = 0. That masked
+    formula is right but its own derivative is not (the zeros after z hide how they depend on
+    a_z), so a backward that records a graph uses `_cumprod_grad_quadratic` instead, as torch."""
+    if a.ndim == 0:
+        return (g,)
+    zero = a == 0
+    if not zero.any():
+        return (_reverse_cumsum(g * out, dim) / a,)
+    if is_grad_enabled():
+        return (_cumprod_grad_quadratic(g, a, dim),)
+    seen = zero.cumsum(dim)
+    before = seen == 0
+    first = zero * (seen == 1)
+    safe = a * before + (seen != 0)  # a before the first zero, 1 from there on
+    part1 = _reverse_cumsum(g * out, dim) / safe * before
+    part2 = _reverse_cumsum(g * (a + first).cumprod(dim), dim) * first
+    return (part1 + part2,)
+
+
+def _cumprod_grad_quadratic(g, a, dim):
+    """The cumprod gradient written out for every k at once, so it is differentiable through
+    zeros: row k of `c` is the slice with a_k replaced by one, its cumprod is prod_{j<=i, j!=k},
+    and only i >= k count. Costs n times the memory of the input (n = the dim's size)."""
+    from .._creation import arange, eye
+
+    n = a.shape[dim]
+    a_last, g_last = a.transpose(dim, -1), g.transpose(dim, -1)
+    identity = eye(n, dtype=a.dtype, device=a.device)
+    c = a_last.unsqueeze(-2) * (1 - identity) + identity  # (..., k, j)
+    steps = arange(n, device=a.device)
+    later = steps.unsqueeze(0) >= steps.unsqueeze(1)  # (k, i): i >= k
+    grad = (c.cumprod(-1) * g_last.unsqueeze(-2) * later).sum(-1)
+    return grad.transpose(dim, -1)
+
+
+_cumprod = defop("cumprod", "none", _cumprod_kernel, _cumprod_rule)
+
+
+@export(method=True)
+def cumprod(input, dim, *, dtype=None, out=None):
+    """Running products along `dim`; integers and bools give int64."""
+    _no_out(out, "cumprod")
+    if dtype is not None and input.dtype is not dtype:
+        input = input.to(dtype)
+    return _cumprod(input, dim=wrap_dim(dim, input.ndim), dtype=dtype)
+
+
+def _cum_extreme_kernel(xp, a, *, dim, largest):
+    """Running max/min and where it was last attained. An element takes over the index when it
+    equals the running value (so ties move it to the latest one) or is NaN, as in torch."""
+    x = _atleast_1d(a)
+    values = (xp.maximum if largest else xp.minimum).accumulate(x, axis=dim)
+    shape = [1] * x.ndim
+    shape[dim] = x.shape[dim]
+    position = xp.arange(x.shape[dim]).reshape(shape)
+    hit = (x == values) | (x != x)
+    indices = xp.maximum.accumulate(xp.where(hit, position, 0), axis=dim)
+    return values.reshape(a.shape), indices.astype(xp.int64, copy=False).reshape(a.shape)
+
+
+def _cum_extreme_rule(g, a_shape, out, dim):
+    return (_select_grad(g[0], out[1], dim, a_shape, keepdim=True),)
+
+
+_cummax = defop("cummax", "none", _cum_extreme_kernel, _cum_extreme_rule)
+_cummin = defop("cummin", "none", _cum_extreme_kernel, _cum_extreme_rule)
+
+
+@export(method=True)
+def cummax(input, dim, *, out=None):
+    """(values, indices) of the running maximum along `dim`."""
+    _no_out(out, "cummax")
+    values, indices = _cummax(input, dim=wrap_dim(dim, input.ndim), largest=True)
+    return return_types.cummax(values, indices)
+
+
+@export(method=True)
+def cummin(input, dim, *, out=None):
+    """(values, indices) of the running minimum along `dim`."""
+    _no_out(out, "cummin")
+    values, indices = _cummin(input, dim=wrap_dim(dim, input.ndim), largest=False)
+    return return_types.cummin(values, indices)
+
+
+def _logcumsumexp_kernel(xp, a, *, dim):
+    x = _atleast_1d(a).astype(_accumulate_dtype(a) or a.dtype, copy=False)
+    with _quiet(xp):
+        out = xp.logaddexp.accumulate(x, axis=dim)
+    return out.astype(a.dtype, copy=False).reshape(a.shape)
+
+
+def _logcumsumexp_rule(g, a, out, dim):
+    """grad_k = sum over i >= k of g_i exp(a_k - out_i), summed in log space so nothing
+    overflows: exp(a_k + reverse_logcumsumexp(log g_i - out_i)). `g` can be negative, so its
+    positive and negative parts go separately. The log of a zero part is a quarter of the
+    dtype's lowest value: far below anything that matters, and finite (a -inf would turn into
+    NaN in the double backward) even after subtracting `out`."""
+    if a.ndim == 0:
+        return (g,)
+    lowest = dt.finfo(g.dtype).min / 4
+
+    def part(h):  # h >= 0
+        empty = (h == 0).to(h.dtype)
+        log_h = (h + empty).log() + empty * lowest
+        return (a + logcumsumexp((log_h - out).flip(dim), dim).flip(dim)).exp()
+
+    return (part(g.relu()) - part((-g).relu()),)
+
+
+_logcumsumexp = defop("logcumsumexp", "none", _logcumsumexp_kernel, _logcumsumexp_rule)
+
+
+@export(method=True)
+def logcumsumexp(input, dim, *, out=None):
+    """log(cumsum(exp(input))) along `dim`, computed without overflow."""
+    _no_out(out, "logcumsumexp")
+    _require_float("logcumsumexp_out_cpu", input)
+    return _logcumsumexp(input, dim=wrap_dim(dim, input.ndim))
+
+
+# ----------------------------------------------------------------------------------------------
+# logical reductions and counting: all, any, count_nonzero, unique, unique_consecutive,
+# bincount, histc, diff
+
+
+def _logical_kernel(reduce):
+    def kernel(xp, a, *, dims, keepdim):
+        out = getattr(xp, reduce)(a, axis=dims, keepdims=keepdim)
+        return out.astype(a.dtype) if a.dtype == xp.uint8 else out  # torch keeps uint8
+    return kernel
+
+
+_any = defop("any", "none", _logical_kernel("any"), differentiable=False)
+_all = defop("all", "none", _logical_kernel("all"), differentiable=False)
+
+
+@export(method=True)
+def any(input, dim=None, keepdim=False, *, out=None):
+    """Whether any element is nonzero (over `dim`; `dim=()` reduces nothing, as in torch)."""
+    _no_out(out, "any")
+    return _any(input, dims=wrap_dims(dim, input.ndim), keepdim=keepdim)
+
+
+@export(method=True)
+def all(input, dim=None, keepdim=False, *, out=None):
+    """Whether every element is nonzero (over `dim`; `dim=()` reduces nothing, as in torch)."""
+    _no_out(out, "all")
+    return _all(input, dims=wrap_dims(dim, input.ndim), keepdim=keepdim)
+
+
+_count_nonzero = defop("count_nonzero", "none", lambda xp, a, *, dims: xp.sum(
+    a != 0, axis=dims, dtype=xp.int64), differentiable=False)
+
+
+@export(method=True)
+def count_nonzero(input, dim=None):
+    return _count_nonzero(input, dims=_reduce_dims(dim, input.ndim))
+
+
+def _unique_kernel(xp, a, *, dim):
+    """Sorted unique values (or slices along `dim`), the inverse map and the counts. NaNs stay
+    distinct from each other, as in torch."""
+    if dim is None:
+        values, inverse, counts = xp.unique(a.reshape(-1), return_inverse=True,
+                                            return_counts=True, equal_nan=False)
+        inverse = inverse.reshape(a.shape)
+    else:
+        values, inverse, counts = xp.unique(a, return_inverse=True, return_counts=True,
+                                            axis=dim)
+        inverse = inverse.reshape(-1)
+    return values, inverse.astype(xp.int64, copy=False), counts.astype(xp.int64, copy=False)
+
+
+def _unique_consecutive_kernel(xp, a, *, dim):
+    """Collapse runs of equal neighbours (elements, or slices along `dim`)."""
+    x = a.reshape(-1) if dim is None else xp.moveaxis(a, dim, 0)
+    n = x.shape[0]
+    rows = x.reshape(n, math.prod(x.shape[1:]))
+    new = xp.ones(n, dtype=bool)
+    new[1:] = xp.any(rows[1:] != rows[:-1], axis=1)
+    starts = xp.flatnonzero(new)
+    values = x[starts] if dim is None else xp.moveaxis(x[starts], 0, dim)
+    inverse = xp.cumsum(new, dtype=xp.int64) - 1
+    counts = xp.diff(xp.append(starts, n)).astype(xp.int64, copy=False)
+    return values, inverse.reshape(a.shape) if dim is None else inverse, counts
+
+
+def _no_derivative(name):
+    """torch records these ops (their float results require grad) but refuses to backward."""
+    def rule(g):
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+    return rule
+
+
+_unique = defop("unique", "none", _unique_kernel, _no_derivative("unique"))
+_unique_consecutive = defop("unique_consecutive", "none", _unique_consecutive_kernel,
+                            _no_derivative("unique_consecutive"))
+
+
+def _unique_result(values, inverse, counts, return_inverse, return_counts):
+    if not return_inverse and not return_counts:
+        return values
+    return (values,) + ((inverse,) if return_inverse else ()) + (
+        (counts,) if return_counts else ())
+
+
+@export(method=True)
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The unique elements (or slices along `dim`), always sorted; optionally the index of each
+    input element in the result and how often each occurs."""
+    if dim is not None:
+        if input.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        dim = wrap_dim(dim, input.ndim)
+    return _unique_result(*_unique(input, dim=dim), return_inverse, return_counts)
+
+
+@export(method=True)
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """unique() of each run of equal neighbours, in order (no sorting)."""
+    if dim is not None:
+        dim = wrap_dim(dim, input.ndim)
+    return _unique_result(*_unique_consecutive(input, dim=dim), return_inverse, return_counts)
+
+
+def _bincount_kernel(xp, a, weights, *, minlength):
+    out = xp.bincount(a, weights=weights, minlength=minlength)
+    if weights is None:
+        return out.astype(xp.int64, copy=False)
+    # torch keeps float32 weights in float32 and gives float64 for every other weight type
+    return out.astype(weights.dtype if weights.dtype == xp.float32 else xp.float64, copy=False)
+
+
+# torch leaves the weights' derivative unimplemented; it is just `g` read at each bin
+_bincount = defop("bincount", "none", _bincount_kernel,
+                  lambda g, a: (None, g.gather(0, a)))
+
+
+@export(method=True)
+def bincount(input, weights=None, minlength=0):
+    """How many times each non-negative integer occurs in a 1-D tensor (summing `weights`)."""
+    if input.dtype.is_floating_point or input.dtype is dt.bool:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for "
+                                  f"'{dt.scalar_name(input.dtype)}'")
+    if input.ndim != 1 or (input.numel() and builtins.bool((input < 0).any())):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    return _bincount(input, weights, minlength=minlength)
+
+
+def _histc_kernel(xp, a, *, bins, low, high):
+    """Counts in `bins` equal-width bins over [low, high] (the data's range when low == high);
+    elements outside, and NaNs, are ignored; the last bin includes its right edge. The bin of x
+    is (x - low) * bins / (high - low) in the input's dtype, as torch computes it."""
+    x = a.reshape(-1)
+    if low == high and x.size:
+        low, high = builtins.float(x.min()), builtins.float(x.max())
+        if not (math.isfinite(low) and math.isfinite(high)):
+            raise RuntimeError(f"torch.histc: range of [{low:g}, {high:g}] is not finite")
+    if low == high:
+        low, high = low - 1, high + 1
+    low, high = a.dtype.type(low), a.dtype.type(high)
+    x = x[(x >= low) & (x <= high)]
+    bin_of = ((x - low) * bins / (high - low)).astype(xp.int64)
+    counts = xp.bincount(xp.minimum(bin_of, bins - 1), minlength=bins)
+    return counts.astype(a.dtype)
+
+
+_histc = defop("histc", "none", _histc_kernel, differentiable=False)
+
+
+@export(method=True)
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """A histogram of the elements with `bins` equal bins over [min, max]."""
+    _no_out(out, "histc")
+    _require_float("histogram_cpu", input)
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if min > max:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    return _histc(input, bins=bins, low=builtins.float(min), high=builtins.float(max))
+
+
+@export(method=True)
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """n-th forward difference along `dim` (bools: whether neighbours differ). Built from views
+    and subtraction, so its grad_fn is SubBackward0, as in torch."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    dim = wrap_dim(dim, input.ndim)
+    if prepend is not None or append is not None:
+        from .shape import cat
+
+        input = cat([t for t in (prepend, input, append) if t is not None], dim)
+    for _ in range(n):
+        later, earlier = input[_slice_along(dim, 1, None)], input[_slice_along(dim, None, -1)]
+        input = later != earlier if input.dtype is dt.bool else later - earlier
+    return input
+
+
+# ----------------------------------------------------------------------------------------------
+# sum_to_size: what the autograd engine uses to sum broadcast gradients
 
 
 def _sum_to_size_kernel(xp, a, *, size):
@@ -98,19 +1267,3 @@ def sum_to_size(self, *size):
     from .._utils import parse_size
 
     return _sum_to_size(self, size=parse_size(size))
-
-
-_any = defop("any", "none", lambda xp, a, *, dims, keepdim: xp.any(a, axis=dims,
-                                                                    keepdims=keepdim))
-_all = defop("all", "none", lambda xp, a, *, dims, keepdim: xp.all(a, axis=dims,
-                                                                    keepdims=keepdim))
-
-
-@export(method=True)
-def any(input, dim=None, keepdim=False, *, out=None):
-    return _any(input, dims=wrap_dims(dim, input.ndim), keepdim=keepdim)
-
-
-@export(method=True)
-def all(input, dim=None, keepdim=False, *, out=None):
-    return _all(input, dims=wrap_dims(dim, input.ndim), keepdim=keepdim)

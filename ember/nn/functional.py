@@ -1,0 +1,7 @@
+"""ember.nn.functional: the functional forms of the layers (torch.nn.functional).
+
+The implementations live beside their kernels in `ember/ops/nn/<family>.py`; this module only
+gathers their public names.
+"""
+from ..ops.nn.conv import *  # noqa: F401,F403
+from ..ops.nn.linear import *  # noqa: F401,F403

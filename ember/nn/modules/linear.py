@@ -1,0 +1,90 @@
+"""Identity, Linear, Bilinear: the affine layers.
+
+Read next: `activation.py`.
+"""
+import math
+
+from ... import _creation
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Identity", "Linear", "Bilinear"]
+
+
+class Identity(Module):
+    """Returns its input; accepts and ignores any constructor arguments, as torch's does."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x W^T + b, with W (out_features, in_features) and torch's default init:
+    W, b ~ U(-1/sqrt(in_features), 1/sqrt(in_features))."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(_creation.empty((out_features, in_features), device=device,
+                                                dtype=dtype))
+        if bias:
+            self.bias = Parameter(_creation.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        # kaiming_uniform_ with a=sqrt(5) gives bound 1/sqrt(fan_in), torch's long-standing default
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1]
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        if input.ndim and input.shape[-1] != self.in_features:
+            rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
+                               f"{input.shape[-1]} and {self.in_features}x{self.out_features})")
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Bilinear(Module):
+    """y = x1^T A x2 + b, with A (out, in1, in2); init U(-1/sqrt(in1), 1/sqrt(in1))."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(_creation.empty((out_features, in1_features, in2_features),
+                                                device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(_creation.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.shape[1])
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

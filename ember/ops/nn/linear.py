@@ -1,0 +1,60 @@
+"""`F.linear` and `F.bilinear`.
+
+`linear` is one op rather than matmul + add: the forward is a single GEMM against the
+transposed weight (a view, no copy) plus a broadcast bias, and the backward computes exactly
+the gradients that are needed.
+
+Read next: the other families in this package.
+"""
+from .._op import export, op
+
+__all__ = ["linear", "bilinear"]
+
+
+@op("none", name="linear", node_name="AddmmBackward0")
+def _linear(xp, x, weight, bias):
+    out = xp.matmul(x, weight.T)
+    if bias is not None:
+        out += bias
+    return out
+
+
+@_linear.grad
+def _linear(g, x, weight, needs_input_grad):
+    grad_x = grad_w = grad_b = None
+    if needs_input_grad[0]:
+        grad_x = g @ weight
+    if needs_input_grad[1]:
+        out_features, in_features = weight.shape
+        grad_w = g.reshape(-1, out_features).mT @ x.reshape(-1, in_features)
+    if needs_input_grad[2]:
+        grad_b = g.reshape(-1, g.shape[-1]).sum(0) if g.ndim else g
+    return grad_x, grad_w, grad_b
+
+
+def linear(input, weight, bias=None):
+    """y = x @ weight.T + bias, for input (*, in_features) and weight (out, in)."""
+    if input.ndim == 0 or weight.ndim not in (1, 2):
+        raise RuntimeError(f"linear(): input must have at least 1 dim and weight 1 or 2 dims, "
+                           f"got {input.ndim} and {weight.ndim}")
+    if weight.ndim == 1 or input.shape[-1] != weight.shape[-1]:
+        if weight.ndim == 2:
+            rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
+                               f"{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})")
+        out = input @ weight
+        return out if bias is None else out + bias
+    if input.dtype is not weight.dtype or (bias is not None and bias.dtype is not input.dtype):
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                           f"{input.dtype} and {weight.dtype}")
+    return _linear(input, weight, bias)
+
+
+@export
+def bilinear(input1, input2, weight, bias=None):
+    """y_k = x1^T W_k x2 + b_k, with weight (out, in1, in2)."""
+    from ...ops.linalg import einsum
+
+    out = einsum("...i,kij,...j->...k", input1, weight, input2)
+    return out if bias is None else out + bias
+

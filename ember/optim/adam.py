@@ -1,0 +1,94 @@
+"""Adam and AdamW (with amsgrad, weight decay and maximize), torch's single-tensor form.
+
+    g = grad (negated if maximize) [+ weight_decay * p  for Adam]
+    p = p * (1 - lr * weight_decay)                     [AdamW: decoupled decay]
+    m = m + (1 - beta1) * (g - m)                       (torch's lerp)
+    v = beta2 * v + (1 - beta2) * g * g
+    v_max = max(v_max, v)                               [amsgrad: use v_max below]
+    p = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+
+State: step (0-d float32), exp_avg, exp_avg_sq, max_exp_avg_sq (amsgrad only).
+Read next: the other optimizers in any order; each is this pattern with different math.
+"""
+from .._backend import array_namespace
+from .._creation import zeros_like
+from .._tensor import Tensor
+from . import _checks as check
+from .optimizer import Optimizer, _to_scalar
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        check.lr(lr)
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        check.betas(betas)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        both_floats = isinstance(betas[0], float) and isinstance(betas[1], float)
+        both_tensors = isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor)
+        if not (both_floats or both_tensors):
+            raise ValueError("betas must be either both floats or both Tensors")
+        for i, beta in enumerate(betas):
+            if isinstance(beta, Tensor) and beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        betas = tuple(_to_scalar(beta) for beta in betas)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable,
+                                      fused=fused,
+                                      decoupled_weight_decay=decoupled_weight_decay))
+        check.flags(type(self).__name__, differentiable, fused, foreach)
+
+    def _init_state(self, p, state, group):
+        state["step"] = self._new_step()
+        state["exp_avg"] = zeros_like(p)
+        state["exp_avg_sq"] = zeros_like(p)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = zeros_like(p)
+
+    def _update(self, param, grad, state, group, step):
+        xp = array_namespace(param)
+        lr, (beta1, beta2), eps = _to_scalar(group["lr"]), group["betas"], group["eps"]
+        weight_decay = group["weight_decay"]
+        if group["maximize"]:
+            grad = -grad
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:
+                param *= 1 - lr * weight_decay
+            else:
+                grad = grad + weight_decay * param
+        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        m += (1 - beta1) * (grad - m)
+        v *= beta2
+        v += (1 - beta2) * grad * grad
+        if group["amsgrad"]:
+            v_max = state["max_exp_avg_sq"]._data
+            xp.maximum(v_max, v, out=v_max)
+            v = v_max
+        step_size = lr / (1 - beta1 ** step)
+        denom = xp.sqrt(v)
+        denom /= (1 - beta2 ** step) ** 0.5
+        denom += eps
+        param += (-step_size * m) / denom  # torch's addcdiv order: (value * m) / denom
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (default 1e-2)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

@@ -1,0 +1,78 @@
+"""Convolutions vs torch: forward and gradients (float64), gradcheck and gradgradcheck."""
+import numpy as np
+import pytest
+
+import ember
+
+from .oracle import check, check_raises
+
+rng = np.random.default_rng(0)
+
+
+def T(*shape):
+    return rng.standard_normal(shape)
+
+
+F = "nn.functional."
+CASES = [
+    ("conv2d_bias", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b), (T(2, 3, 7, 6),
+                                                                         T(4, 3, 3, 2), T(4))),
+    ("conv2d_stride_pad_groups", lambda m, x, w: m.nn.functional.conv2d(
+        x, w, stride=2, padding=1, groups=2), (T(2, 4, 7, 6), T(6, 2, 3, 3))),
+    ("conv2d_same_dilation", lambda m, x, w: m.nn.functional.conv2d(
+        x, w, padding="same", dilation=2), (T(2, 4, 7, 6), T(6, 4, 4, 3))),
+    ("conv2d_valid", lambda m, x, w: m.nn.functional.conv2d(x, w, padding="valid"),
+     (T(1, 2, 5, 5), T(3, 2, 2, 2))),
+    ("conv1d", lambda m, x, w: m.nn.functional.conv1d(x, w, stride=3, padding=2),
+     (T(2, 4, 11), T(5, 4, 3))),
+    ("conv3d", lambda m, x, w: m.nn.functional.conv3d(x, w, stride=(1, 2, 1), padding=1),
+     (T(1, 2, 5, 6, 4), T(3, 2, 3, 3, 2))),
+    ("depthwise", lambda m, x, w: m.nn.functional.conv2d(x, w, groups=4),
+     (T(2, 4, 5, 5), T(8, 1, 3, 3))),
+    ("unbatched", lambda m, x, w: m.nn.functional.conv2d(x, w), (T(3, 5, 5), T(2, 3, 3, 3))),
+    ("transpose2d", lambda m, x, w, b: m.nn.functional.conv_transpose2d(
+        x, w, b, stride=2, padding=1, output_padding=1), (T(2, 4, 5, 5), T(4, 3, 3, 3), T(3))),
+    ("transpose1d_groups_dilation", lambda m, x, w: m.nn.functional.conv_transpose1d(
+        x, w, stride=3, groups=2, dilation=2), (T(2, 4, 5), T(4, 2, 3))),
+    ("transpose3d", lambda m, x, w: m.nn.functional.conv_transpose3d(x, w, stride=2),
+     (T(1, 2, 3, 3, 2), T(2, 2, 2, 2, 2))),
+]
+
+
+@pytest.mark.parametrize("fn,inputs", [pytest.param(f, i, id=n) for n, f, i in CASES])
+def test_conv_against_torch(fn, inputs):
+    pytest.importorskip("torch")
+    check(fn, list(inputs), rtol=1e-9, atol=1e-9)
+
+
+def _small(inputs):
+    """The batch cut to one sample (gradcheck costs two forwards per input element)."""
+    x, w = inputs[:2]
+    batched = x.ndim == w.ndim
+    return (x[:1] if batched else x,) + tuple(inputs[1:])
+
+
+@pytest.mark.parametrize("fn,inputs", [pytest.param(f, i, id=n) for n, f, i in CASES])
+def test_conv_gradcheck(fn, inputs):
+    xs = [ember.from_numpy(a.copy()).requires_grad_() for a in _small(inputs)]
+    assert ember.autograd.gradcheck(lambda *a: fn(ember, *a), xs)
+    assert ember.autograd.gradgradcheck(lambda *a: fn(ember, *a), xs, atol=1e-4)
+
+
+def test_conv_float32_matches_torch():
+    pytest.importorskip("torch")
+    x, w = T(4, 8, 9, 9).astype(np.float32), T(16, 8, 3, 3).astype(np.float32)
+    check(lambda m, x, w: m.nn.functional.conv2d(x, w, padding=1), [x, w], rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("fn,inputs", [
+    (lambda m, x, w: m.nn.functional.conv2d(x, w), (T(2, 4, 5, 5), T(6, 3, 3, 3))),
+    (lambda m, x, w: m.nn.functional.conv2d(x, w), (T(1, 4, 2, 2), T(6, 4, 3, 3))),
+    (lambda m, x, w: m.nn.functional.conv2d(x, w, padding="same", stride=2),
+     (T(1, 4, 5, 5), T(6, 4, 3, 3))),
+    (lambda m, x, w: m.nn.functional.conv2d(x, w), (T(4, 5), T(6, 4, 3, 3))),
+    (lambda m, x, w: m.nn.functional.conv2d(x, w), (T(1, 4, 5, 5), T(6, 4, 3))),
+])
+def test_conv_errors_like_torch(fn, inputs):
+    pytest.importorskip("torch")
+    check_raises(fn, list(inputs))
