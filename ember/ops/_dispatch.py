@@ -56,10 +56,14 @@ def call(op, *args, **attrs):
         compute, out_dtype = _promotion(promote, args)
         arrays = _as_arrays(args, compute.np)
         out_np = out_dtype.np
+    if op.writes:
+        arrays[0] = arrays[0].copy()
     try:
         result = op.kernel(xp, *arrays, **attrs)
     except ValueError as e:
         raise _explain(e, args) from None
+    if op.writes:
+        result = arrays[0]
 
     # wrap: NumPy hands back scalars for 0-d results, and its dtype choices are not torch's
     if type(result) is tuple:
@@ -113,12 +117,16 @@ def dispatch_inplace(op, self, args, attrs):
             raise RuntimeError(f"result type {dt.scalar_name(out_dtype)} can't be cast to the "
                                f"desired output type {dt.scalar_name(self._dtype)}")
         arrays = _as_arrays(inputs, compute.np)
+    old = self._data.copy() if recording and _saves_first_input(op) else None
+    if op.writes:
+        _check_writeable(self._data)
+        arrays[0] = self._data
     try:
         result = op.kernel(xp, *arrays, **attrs)
     except ValueError as e:
         raise _explain(e, inputs) from None
-    old = self._data.copy() if recording and _saves_first_input(op) else None
-    _write(self, result)
+    if not op.writes:
+        _write(self, result)
     self._vc.value += 1
     if _anomaly.enabled:
         _anomaly.remember_inplace(self, op)  # so a version-counter error can say where
@@ -244,21 +252,22 @@ def _saves_first_input(op):
         kind == "inputs" for kind, _ in op.saves)
 
 
+def _check_writeable(array):
+    if not getattr(array.flags, "writeable", True):  # an expanded tensor (CuPy has no flag)
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the "
+            "operation.")
+
+
 def _write(self, result):
     """Store `result` into self's memory (casting like torch's in-place ops)."""
     target = self._data
     if result.shape != target.shape and not _broadcasts_to(result.shape, target.shape):
         raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast "
                            f"shape {list(result.shape)}")
-    try:
-        target[...] = result
-    except ValueError as e:
-        if "read-only" in str(e):
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers "
-                "to a single memory location. Please clone() the tensor before performing the "
-                "operation.") from None
-        raise
+    _check_writeable(target)
+    target[...] = result
 
 
 def _broadcasts_to(shape, target):

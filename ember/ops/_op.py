@@ -40,11 +40,12 @@ EXPORTS = {}   # public name -> (callable, as_function, as_method)
 class Op:
     """A primitive: kernel + rule + how dispatch should treat it."""
 
-    __slots__ = ("name", "promote", "kernel", "rule", "node_name", "input_names", "variadic",
-                 "attr_names", "attr_defaults", "saves", "saves_tensors", "view", "differentiable", "doc")
+    __slots__ = ("name", "promote", "kernel", "rule", "writes", "node_name", "input_names",
+                 "variadic", "attr_names", "attr_defaults", "saves", "saves_tensors", "view",
+                 "differentiable", "doc")
 
     def __init__(self, name, promote, kernel, *, node_name=None, view=False,
-                 differentiable=True):
+                 differentiable=True, writes=False):
         if promote not in PROMOTIONS:
             raise ValueError(f"op {name}: unknown promotion kind {promote!r}")
         self.name = name
@@ -55,6 +56,10 @@ class Op:
         self.saves_tensors = False
         self.node_name = node_name or _camel(name) + "Backward0"
         self.view = view  # the output is a view of input 0 (shares its memory and version)
+        # a "writer": the kernel modifies input 0's array in place and returns None; called
+        # out of place it gets a copy, in place (`x.index_add_(...)`) the tensor's own memory,
+        # so `x[idx] = v` costs the elements written, not a copy of x
+        self.writes = writes
         self.differentiable = differentiable
         self.doc = kernel.__doc__
         self._read_kernel_signature()

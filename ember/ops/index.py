@@ -23,13 +23,12 @@ than the n-d form on a contiguous target).
 
 Ops that write into their input ("writers": index_put, index_add, scatter, masked_fill, ...) are
 declared once as a function that modifies an array in place; the out-of-place op runs it on a
-copy and the in-place method (`_run_inplace`) runs it on the tensor's own memory, so
+copy and the in-place method runs it on the tensor's own memory (`Op.writes`), so
 `x[idx] = v` costs the size of idx, not two copies of x.
 
 Read next: `linalg.py`.
 """
 import builtins
-import functools
 import numbers
 import operator
 import warnings
@@ -40,10 +39,7 @@ from .. import _backend
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._utils import wrap_dim
-from ..autograd import anomaly_mode as _anomaly
-from ..autograd import grad_mode
-from ..autograd.graph import rebase_inplace
-from ._dispatch import _check_inplace_allowed, _check_not_multi_output_view, broadcast_error
+from ._dispatch import broadcast_error
 from ._op import defop, export, op
 from .pointwise import where
 
@@ -160,52 +156,9 @@ def _scalar_for(value, dtype):
 
 
 def _writer(name, promote="none", **options):
-    """Declare a writing op from a function `write(xp, a, ...)` that modifies `a` in place.
-
-    The op's kernel applies `write` to a copy of `a` (the out-of-place function); `_run_inplace`
-    applies it to the tensor's own memory (the `_` method). The kernel keeps write's signature,
-    so the rule can ask for inputs and attributes by name as usual."""
-    def wrap(write):
-        @functools.wraps(write)
-        def kernel(xp, a, *args, **attrs):
-            out = a.copy()
-            write(xp, out, *args, **attrs)
-            return out
-        return op(promote, name, **options)(kernel)
-    return wrap
-
-
-def _run_inplace(writer, self, args, attrs):
-    """Run a writer op in place on `self`, as `Op.inplace` would (same checks, version bump and
-    history rewrite), but with the kernel writing straight into self's memory: the cost is the
-    elements written, where `Op.inplace` computes a full copy and writes all of it back."""
-    inputs = (self,) + args
-    grad_on = grad_mode.state.grad_enabled
-    recording = grad_on and writer.rule is not None and builtins.any(
-        isinstance(x, Tensor) and x.requires_grad for x in inputs)
-    if grad_on:
-        _check_inplace_allowed(self)
-    if recording and self._base is not None and self._view_fn is not None:
-        _check_not_multi_output_view(self._view_fn)  # e.g. a row of unbind()
-    for x in args:
-        if isinstance(x, Tensor) and x.device != self.device and x.ndim:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
-                               f"least two devices, {self.device} and {x.device}!")
-    target = self._data
-    if not getattr(target.flags, "writeable", True):  # an expanded tensor (CuPy has no flag)
-        raise RuntimeError("unsupported operation: more than one element of the written-to "
-                           "tensor refers to a single memory location. Please clone() the "
-                           "tensor before performing the operation.")
-    saves_self = builtins.any(kind == "input" and i == 0 for kind, i in writer.saves)
-    old = target.copy() if recording and saves_self else None
-    arrays = [x._data if isinstance(x, Tensor) else x for x in args]
-    writer.kernel.__wrapped__(_backend.namespace(self.device), target, *arrays, **attrs)
-    self._vc.value += 1
-    if _anomaly.enabled:
-        _anomaly.remember_inplace(self, writer)
-    if recording:
-        rebase_inplace(writer, self, old, args, attrs)
-    return self
+    """Declare a writing op from `write(xp, a, ...)`, which modifies `a` in place (see
+    `Op.writes`): out of place it runs on a copy, as a `_` method on the tensor's memory."""
+    return op(promote, name, writes=True, **options)
 
 
 def _no_out(out, name):
@@ -564,7 +517,7 @@ def _fit_values(values, result_shape):
 
 def _put_advanced(view, index, value, accumulate):
     values = _fit_values(_values_for(view, value), _layout(index, view.shape)[0])
-    _run_inplace(_index_put, view, (values,), {"index": index, "accumulate": accumulate})
+    _index_put.inplace(view, values, index=index, accumulate=accumulate)
 
 
 @export(name="__setitem__", function=False, method=True)
@@ -760,7 +713,7 @@ def _check_source(name, self, dim, index, source):
 def index_add_(self, dim, index, source, *, alpha=1):
     """self[..., index[i], ...] += alpha * source[..., i, ...] along `dim`; repeats add up."""
     dim = _check_along("index_add_", self, dim, index, source)
-    return _run_inplace(_index_add, self, (index, source), {"dim": dim, "alpha": alpha})
+    return _index_add.inplace(self, index, source, dim=dim, alpha=alpha)
 
 
 @export(method=True)
@@ -774,7 +727,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
 def index_copy_(self, dim, index, source):
     """self[..., index[i], ...] = source[..., i, ...] along `dim`."""
     dim = _check_along("index_copy_", self, dim, index, source)
-    return _run_inplace(_index_copy, self, (index, source), {"dim": dim})
+    return _index_copy.inplace(self, index, source, dim=dim)
 
 
 @export(method=True)
@@ -798,7 +751,7 @@ def _fill_args(self, dim, index, value):
 def index_fill_(self, dim, index, value):
     """self[..., index[i], ...] = value along `dim` (a number or a 0-d tensor)."""
     writer, args, attrs = _fill_args(self, dim, index, value)
-    return _run_inplace(writer, self, args, attrs)
+    return writer.inplace(self, *args, **attrs)
 
 
 @export(method=True)
@@ -947,7 +900,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
 @export(function=False, method=True)
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
     writer, args, attrs = _scatter_args("scatter_", self, dim, index, src, value, reduce)
-    return _run_inplace(writer, self, args, attrs)
+    return writer.inplace(self, *args, **attrs)
 
 
 def _scatter_add_args(self, dim, index, src):
@@ -969,7 +922,7 @@ def scatter_add(input, dim, index, src):
 @export(function=False, method=True)
 def scatter_add_(self, dim, index, src):
     dim = _scatter_add_args(self, dim, index, src)
-    return _run_inplace(_scatter_add, self, (index, src), {"dim": dim})
+    return _scatter_add.inplace(self, index, src, dim=dim)
 
 
 def _is_float(np_dtype):
@@ -1080,8 +1033,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
 @export(function=False, method=True)
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     dim = _scatter_reduce_args(self, dim, index, src, reduce)
-    return _run_inplace(_scatter_reduce, self, (index, src),
-                        {"dim": dim, "reduce": reduce, "include_self": include_self})
+    return _scatter_reduce.inplace(self, index, src, dim=dim, reduce=reduce,
+                                   include_self=include_self)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1145,7 +1098,7 @@ def masked_fill_(self, mask, value):
     """self[mask] = value, with mask broadcast to self's shape."""
     writer, args, attrs = _fill_value_args(self, mask, value)
     _broadcast_to("masked_fill_", self.shape, mask.shape, inplace=True)
-    return _run_inplace(writer, self, args, attrs)
+    return writer.inplace(self, *args, **attrs)
 
 
 @export(method=True)
@@ -1214,7 +1167,7 @@ def _masked_scatter_args(name, self, mask, source):
 def masked_scatter_(self, mask, source):
     """Copy the elements of source, in order, to the positions where mask is True."""
     _masked_scatter_args("masked_scatter_", self, mask, source)
-    return _run_inplace(_masked_scatter, self, (mask, source), {})
+    return _masked_scatter.inplace(self, mask, source)
 
 
 @export(method=True)
@@ -1292,7 +1245,7 @@ def _put_args(self, index, source):
 def put_(self, index, source, accumulate=False):
     """self.flatten()[index] = source (or += with accumulate), in place."""
     _put_args(self, index, source)
-    return _run_inplace(_put, self, (index, source), {"accumulate": accumulate})
+    return _put.inplace(self, index, source, accumulate=accumulate)
 
 
 @export(method=True)

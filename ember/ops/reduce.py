@@ -200,6 +200,7 @@ _mean_dim = defop("mean_dim", "none", _mean_kernel, _mean_rule, node_name="MeanB
 
 @export(method=True)
 def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Mean over `dim` (all dims when None); floating inputs only, as in torch."""
     _no_out(out, "mean")
     if dtype is not None:
         input = input.to(dtype)
@@ -730,7 +731,8 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
 
 @export(method=True)
 def argsort(input, dim=-1, descending=False, stable=False):
-    """The indices that sort `input` along `dim` (ties keep their order)."""
+    """The indices that sort `input` along `dim`. Always stable (ties keep their order), which
+    is also a valid answer when `stable` is False."""
     return _argsort_op(input, dim=wrap_dim(dim, input.ndim), descending=bool(descending))
 
 

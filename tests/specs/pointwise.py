@@ -2,10 +2,10 @@
 
 Each row covers broadcasting, 0-d, empty and transposed (non-contiguous) inputs where they
 apply, float64 and the integer / bool dtypes torch accepts; inputs stay inside the op's domain
-(`T(..., low=, high=)`). float16 / bfloat16 forward values are in the `*_half` rows (their
-gradients are too coarse to compare with torch's, which round differently). In-place
-semantics, operators, promotion and errors are in tests/test_pointwise.py and
-tests/test_promotion.py.
+(`T(..., low=, high=)`). float16 / bfloat16 values are compared in the `*_half` rows, forward
+only: half-precision gradients are too coarse to compare with torch's, which rounds
+differently. In-place semantics, operators, promotion and errors are in tests/test_pointwise.py
+and tests/test_promotion.py.
 """
 import numpy as np
 
@@ -98,6 +98,19 @@ SPECS = [
          [(T(3, 4, dtype="float16"),), (T(5, dtype="bfloat16"),)], grad=False,
          ops=["exp", "log", "sqrt", "sin", "tanh", "sigmoid", "erf", "erfinv", "neg", "abs",
               "reciprocal", "log1p", "relu"]),
+
+    Spec("binary_half", lambda m, a, b: [a + b, a - b * 2, a * b, a / b, a ** 2, a.abs() ** b,
+                                         m.atan2(a, b), m.hypot(a, b), m.maximum(a, b),
+                                         m.fmin(a, b), m.remainder(a, b), m.fmod(a, b),
+                                         m.logaddexp(a, b), m.copysign(a, b), m.xlogy(b, b),
+                                         m.lerp(a, a * 2, 0.3), m.where(a > b, a, b),
+                                         m.clamp(a, -0.5, 0.5), a < b, m.floor(a), a.sign()],
+         [(T(3, 4, dtype="float16"), T(4, dtype="float16", low=0.5, high=2)),
+          (T(5, dtype="bfloat16"), T(5, dtype="bfloat16", low=0.5, high=2)),
+          (T(3, dtype="float16"), T(dtype="float64", low=0.5, high=2))], grad=False,
+         ops=["add", "sub", "mul", "div", "pow_tensor_scalar", "pow_tensor_tensor", "atan2",
+              "hypot", "maximum", "fmin", "remainder", "fmod", "logaddexp", "copysign", "xlogy",
+              "lerp", "where", "clamp", "lt", "floor", "sign"]),
 
     # ---------------------------------------------------------------- rounding, clamp and friends
     Spec("floor_ceil_trunc", lambda m, a: (m.floor(a), m.ceil(a), m.trunc(a), m.fix(a)),
