@@ -50,9 +50,11 @@ def _bind_operators():
     for py, name in _BINARY.items():
         fn = EXPORTS.get(name, (None,))[0]
         inplace = EXPORTS.get(name + "_", (None,))[0]
-        if fn is not None:
-            setattr(Tensor, f"__{py}__", _forward(fn))
-            setattr(Tensor, f"__r{py}__", _reflected(fn))
+        if fn is not None:  # an op module may publish a faster operator itself
+            if f"__{py}__" not in EXPORTS:
+                setattr(Tensor, f"__{py}__", _forward(fn))
+            if f"__r{py}__" not in EXPORTS:
+                setattr(Tensor, f"__r{py}__", _reflected(fn))
         if inplace is not None:
             setattr(Tensor, f"__i{py}__", _forward(inplace))
     for py, name in _COMPARE.items():

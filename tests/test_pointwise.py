@@ -329,6 +329,7 @@ ERRORS = {
     "addcmul_bool": (lambda m, b: m.addcmul(b, b, b), [BOOL]),
     "where_float_condition": (lambda m, x: m.where(x, x, 0.0), [F]),
     "where_number_condition": (lambda m, x: m.where(True, x, 0.0), [F]),
+    "where_missing_other": (lambda m, x: m.where(x > 0, x), [F]),
     "clamp_no_bounds": (lambda m, x: m.clamp(x), [F]),
     "clamp_bool": (lambda m, b: m.clamp(b, min=True), [BOOL]),
     "clamp_mixed_bounds": (lambda m, x: m.clamp(x, min=x[0], max=2), [F]),

@@ -341,7 +341,7 @@ def _pack_saved(ctx, raw_outputs, outputs):
                 t = out
                 break
         if t._grad_fn is ctx:
-            packed.append(save_output(t))
+            packed.append(save_output(t, name_current_history=False))
         else:
             packed.append(save_tensor(t))
     ctx._to_save = ()

@@ -189,9 +189,12 @@ def save_tensor(t):
     return (t, t._vc.value)
 
 
-def save_output(t):
-    # not the Tensor itself: it points at the node, and the node must not point back
-    return (t._data, t._vc, t._vc.value, t._output_nr, t._device)
+def save_output(t, name_current_history=True):
+    """Not the Tensor itself: it points at the node, and the node must not point back. A weak
+    reference lets a version error name the tensor's current history, as torch does for ops
+    (for custom Functions torch names the Function: name_current_history=False)."""
+    ref = weakref.ref(t) if name_current_history else None
+    return (t._data, t._vc, t._vc.value, t._output_nr, t._device, ref)
 
 
 def unpack_saved(value, node):
@@ -202,9 +205,12 @@ def unpack_saved(value, node):
         if t._vc.value != version:
             _raise_modified(t, t._vc, version, t._grad_fn, t._output_nr, node)
         return t
-    data, vc, version, output_nr, device = value
+    data, vc, version, output_nr, device, ref = value
     if vc.value != version:
-        _raise_modified(Tensor._make(data, device=device), vc, version, node, output_nr, node)
+        current = ref() if ref is not None else None
+        producer = node if current is None else current._grad_fn
+        _raise_modified(Tensor._make(data, device=device), vc, version, producer, output_nr,
+                        node)
     t = Tensor._make(data, True, node, output_nr, device)
     t._vc = vc
     return t

@@ -5,3 +5,12 @@ gathers their public names.
 """
 from ..ops.nn.conv import *  # noqa: F401,F403
 from ..ops.nn.linear import *  # noqa: F401,F403
+from ..ops.nn.padding import *  # noqa: F401,F403
+from ..ops.nn.pool import *  # noqa: F401,F403
+from ..ops.nn.sampling import *  # noqa: F401,F403
+from ..ops.nn.activation import *  # noqa: F401,F403
+from ..ops.nn.dropout import *  # noqa: F401,F403
+from ..ops.nn.embedding import *  # noqa: F401,F403
+from ..ops.nn.norm import *  # noqa: F401,F403
+from ..ops.nn.distance import *  # noqa: F401,F403
+from ..ops.nn.loss import *  # noqa: F401,F403

@@ -1,24 +1,31 @@
 """ember.nn.init: weight initialisation, torch's schemes and defaults.
 
-Every function fills a tensor in place under `no_grad` and returns it. Fans follow torch:
-for a weight of shape (out, in, *kernel), fan_in = in * prod(kernel) and
-fan_out = out * prod(kernel).
+Every function fills a tensor in place under `no_grad` and returns it, using ember ops (so it
+works on any device and bumps the tensor's version as any in-place write does). Fans follow
+torch: for a weight of shape (out, in, *kernel),
+
+    fan_in = in * prod(kernel)          fan_out = out * prod(kernel)
 
     gain        calculate_gain(nonlinearity, param): relu sqrt(2), tanh 5/3, selu 3/4, ...
     xavier      std = gain * sqrt(2 / (fan_in + fan_out));  uniform bound = sqrt(3) * std
     kaiming     std = gain / sqrt(fan);                      uniform bound = sqrt(3) * std
+
+Layers call these from `reset_parameters()`; Linear's default, kaiming_uniform_(a=sqrt(5)),
+works out to U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+
+Read next: `utils/` (gradient clipping, weight and spectral norm, parametrizations).
 """
 import math
 import warnings
 
-import numpy as np
-
-from .._tensor import Tensor
+from .. import _creation
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
            "zeros_", "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-           "kaiming_normal_", "orthogonal_", "sparse_"]
+           "kaiming_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant", "eye",
+           "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+           "orthogonal", "sparse"]
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d")
@@ -41,7 +48,7 @@ def calculate_gain(nonlinearity, param=None):
             raise ValueError(f"negative_slope {param} not a valid number")
         return math.sqrt(2.0 / (1 + slope ** 2))
     if nonlinearity == "selu":
-        return 3.0 / 4
+        return 3.0 / 4  # found empirically by torch's authors
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
@@ -57,25 +64,28 @@ def _calculate_fan_in_and_fan_out(tensor):
 
 def _calculate_correct_fan(tensor, mode):
     mode = mode.lower()
-    if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    valid = ["fan_in", "fan_out"]
+    if mode not in valid:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid}")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
+    """U(a, b)."""
     with no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """N(mean, std^2)."""
     with no_grad():
         return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Normal(mean, std) restricted to [a, b], by inverting the normal CDF on a uniform
-    sample between CDF(a) and CDF(b) (torch's method)."""
+    """N(mean, std^2) restricted to [a, b]: the normal CDF inverted on a uniform sample
+    between CDF(a) and CDF(b), so every draw lands inside without rejection."""
     def cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
@@ -84,11 +94,12 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
                       "distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
         low, high = cdf((a - mean) / std), cdf((b - mean) / std)
+        # erfinv maps U(2 low - 1, 2 high - 1) to a standard normal restricted to the bounds
         tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
         tensor.erfinv_()
         tensor.mul_(std * math.sqrt(2.0))
         tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)
+        tensor.clamp_(min=a, max=b)  # rounding at the ends of float32
         return tensor
 
 
@@ -107,33 +118,32 @@ def zeros_(tensor):
 
 
 def eye_(tensor):
+    """The identity matrix (ones on the main diagonal of a 2-D tensor, any shape)."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        tensor.zero_()
-        n = min(tensor.shape)
-        tensor._data[np.arange(n), np.arange(n)] = 1
-        tensor._bump_version()
+        tensor.copy_(_creation.eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
     return tensor
 
 
 def dirac_(tensor, groups=1):
-    """Identity-preserving init for conv weights (out, in, *k): centre taps of matching
-    channels are 1 within each group."""
+    """Identity-preserving init for conv weights (out, in, *k): within each group, output
+    channel d takes input channel d through the centre tap only."""
     dims = tensor.ndim
     if dims not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
-    out_per_group = tensor.shape[0] // groups
     if tensor.shape[0] % groups:
         raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = tensor.shape[0] // groups
     min_dim = min(out_per_group, tensor.shape[1])
     with no_grad():
         tensor.zero_()
+        channel = _creation.arange(min_dim, device=tensor.device)
+        outputs = (_creation.arange(groups, device=tensor.device)[:, None] * out_per_group
+                   + channel).reshape(-1)
+        inputs = channel.repeat(groups)
         centre = tuple(k // 2 for k in tensor.shape[2:])
-        for g in range(groups):
-            for d in range(min_dim):
-                tensor._data[(g * out_per_group + d, d) + centre] = 1
-        tensor._bump_version()
+        tensor[(outputs, inputs) + centre] = 1
     return tensor
 
 
@@ -166,62 +176,68 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
-    """A (semi-)orthogonal matrix from the QR decomposition of a normal sample, signs fixed
-    so the distribution is uniform (Saxe et al. 2013)."""
+    """A (semi-)orthogonal matrix, viewed as (rows, rest): the Q of the QR decomposition of a
+    normal sample, with column signs taken from diag(R) so that Q is uniformly distributed
+    (Mezzadri 2007; Saxe et al. 2013)."""
+    from .. import linalg
+
     if tensor.ndim < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    from .._random import numpy_generator
-
-    flat = numpy_generator(generator).standard_normal((rows, cols))
-    if rows < cols:
-        flat = flat.T
-    q, r = np.linalg.qr(flat)
-    q *= np.sign(np.diag(r))
-    if rows < cols:
-        q = q.T
     with no_grad():
-        tensor.copy_(Tensor._make((gain * q).astype(tensor.dtype.np)).view(tensor.shape)
-                     .to(tensor.device))
+        flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+        if rows < cols:
+            flat = flat.t()
+        q, r = linalg.qr(flat)
+        q = q * r.diagonal().sign()
+        if rows < cols:
+            q = q.t()
+        tensor.copy_(q.reshape(tensor.shape))
+        tensor.mul_(gain)
     return tensor
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
-    """2-D only: N(0, std) values, then in each column a fraction `sparsity` of rows zeroed."""
+    """2-D only: N(0, std^2) values, then in each column ceil(sparsity * rows) random rows
+    set to zero."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
-    num_zeros = int(math.ceil(sparsity * rows))
-    from .._random import numpy_generator
-
-    rng = numpy_generator(generator)
+    num_zeros = math.ceil(sparsity * rows)
     with no_grad():
         tensor.normal_(0, std, generator=generator)
-        for col in range(cols):
-            zero_rows = rng.permutation(rows)[:num_zeros]
-            tensor._data[zero_rows, col] = 0
-        tensor._bump_version()
+        # one random permutation of the rows per column: argsort of uniform noise
+        noise = _creation.empty((rows, cols), device=tensor.device).uniform_(
+            generator=generator)
+        zero_rows = noise.argsort(dim=0)[:num_zeros]
+        tensor[zero_rows, _creation.arange(cols, device=tensor.device)] = 0
     return tensor
 
 
-# torch's deprecated aliases without the trailing underscore
 def _deprecated(fn):
+    """torch's old names without the trailing underscore."""
+    old = fn.__name__[:-1]
+
     def alias(*args, **kwargs):
-        warnings.warn(f"nn.init.{fn.__name__[:-1]} is now deprecated in favor of "
-                      f"nn.init.{fn.__name__}.", FutureWarning, stacklevel=2)
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{fn.__name__}`.",
+                      FutureWarning, stacklevel=2)
         return fn(*args, **kwargs)
-    alias.__name__ = fn.__name__[:-1]
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f"Deprecated alias of `{fn.__name__}`."
     return alias
 
 
 uniform = _deprecated(uniform_)
 normal = _deprecated(normal_)
 constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
 xavier_uniform = _deprecated(xavier_uniform_)
 xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

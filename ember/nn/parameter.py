@@ -22,9 +22,11 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter data must be a Tensor, not {type(data).__name__}")
-        p = cls._make(data._data, device=data.device)
+        if requires_grad and not (data.is_floating_point() or data.is_complex()):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        p = cls._make(data._data, requires_grad, device=data.device)
         p._vc = data._vc
-        p.requires_grad_(requires_grad)
         return p
 
     def __init__(self, data=None, requires_grad=True):
@@ -32,6 +34,15 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        """A Parameter over a copy of the data, as torch's: without the gradient and without
+        attributes set on the original."""
+        if id(self) in memo:
+            return memo[id(self)]
+        new = type(self)(self.data.clone(), self.requires_grad)
+        memo[id(self)] = new
+        return new
 
     def __reduce_ex__(self, protocol):
         from ..serialization import reduce_parameter

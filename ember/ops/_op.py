@@ -74,6 +74,11 @@ class Op:
                                                kinds.VAR_POSITIONAL))
         self.attr_names = tuple(p.name for p in params if p.kind == kinds.KEYWORD_ONLY)
         self.attr_defaults = {p.name: p.default for p in params if p.kind == kinds.KEYWORD_ONLY}
+        reserved = {"out", "inputs", "shapes", "needs_input_grad"} & (
+            set(self.input_names) | set(self.attr_names))
+        if reserved:
+            raise TypeError(f"op {self.name}: {sorted(reserved)} are names a rule uses for "
+                            "something else; rename the kernel parameter")
         if self.view and (self.variadic or len(self.input_names) != 1):
             raise TypeError(f"view op {self.name} must take exactly one tensor input")
 

@@ -230,7 +230,7 @@ _unary("atan",       "float", lambda xp, a: xp.arctan(a),       lambda g, a: (g 
 _unary("sinh",       "float", _q(lambda xp, a: xp.sinh(a)),     lambda g, a: (g * a.cosh(),))
 _unary("cosh",       "float", _q(lambda xp, a: xp.cosh(a)),     lambda g, a: (g * a.sinh(),))
 _unary("tanh",       "float", lambda xp, a: xp.tanh(a),
-       lambda g, out: (g * (1 - out * out),))
+       lambda g, out: (_tanh_backward(g, out),))
 _unary("asinh",      "float", lambda xp, a: xp.arcsinh(a),
        lambda g, a: (g * (a * a + 1).rsqrt(),), aliases=("arcsinh",))
 _unary("acosh",      "float", _q(lambda xp, a: xp.arccosh(a)),
@@ -238,12 +238,30 @@ _unary("acosh",      "float", _q(lambda xp, a: xp.arccosh(a)),
 _unary("atanh",      "float", _q(lambda xp, a: xp.arctanh(a)),  lambda g, a: (g / (1 - a * a),),
        aliases=("arctanh",))
 _unary("sigmoid",    "float", _q(_sigmoid),
-       lambda g, out: (g * out * (1 - out),))
-_unary("relu",       "same",  _relu_kernel,                     lambda g, out: (_keep(g, out > 0),))
+       lambda g, out: (_sigmoid_backward(g, out),))
+_unary("relu",       "same",  _relu_kernel,
+       lambda g, out: (_threshold_backward(g, out, threshold=0),))
 _unary("deg2rad",    "float", lambda xp, a: a * (math.pi / 180), lambda g: (g * (math.pi / 180),))
 _unary("rad2deg",    "float", lambda xp, a: a * (180 / math.pi), lambda g: (g * (180 / math.pi),))
 _unary("sign",       "same",  _sign_kernel,                     lambda g: (_zeros(g),))
 _unary("sgn",        "same",  _sign_kernel,                     lambda g: (_zeros(g),))
+
+
+# The backward of the common activations is one op each (one pass over memory, one dispatch),
+# with its own rule so that double backward works. Torch has the same ops under these names.
+_tanh_backward = defop(
+    "tanh_backward", "arith", lambda xp, dy, y: dy * (1 - y * y),
+    lambda g, dy, y: (g * (1 - y * y), -2 * g * dy * y),
+    node_name="TanhBackwardBackward0")
+_sigmoid_backward = defop(
+    "sigmoid_backward", "arith", lambda xp, dy, y: dy * y * (1 - y),
+    lambda g, dy, y: (_sigmoid_backward(g, y), g * dy * (1 - 2 * y)),
+    node_name="SigmoidBackwardBackward0")
+_threshold_backward = defop(
+    "threshold_backward", "arith",
+    lambda xp, dy, y, *, threshold: xp.where(y > threshold, dy, 0).astype(dy.dtype, copy=False),
+    lambda g, y, threshold: (_threshold_backward(g, y, threshold=threshold), None),
+    node_name="ThresholdBackwardBackward0")
 
 
 @export(method=True)
@@ -583,13 +601,28 @@ def _scaled(a, b, alpha):
     return b if alpha == 1 else b * _typed(a, alpha)
 
 
-_add = defop("add", "arith", lambda xp, a, b, *, alpha: a + _scaled(a, b, alpha),
-             lambda g, alpha: (g, g if alpha == 1 else g * alpha))
-_sub = defop("sub", "arith", lambda xp, a, b, *, alpha: a - _scaled(a, b, alpha),
-             lambda g, alpha: (g, -g if alpha == 1 else g * -alpha))
+_add = defop("add", "arith", lambda xp, a, b: a + b, lambda g: (g, g))
+_sub = defop("sub", "arith", lambda xp, a, b: a - b, lambda g: (g, -g))
+_add_alpha = defop("add_alpha", "arith", lambda xp, a, b, *, alpha: a + _scaled(a, b, alpha),
+                   lambda g, alpha: (g, g * alpha), node_name="AddBackward0")
+_sub_alpha = defop("sub_alpha", "arith", lambda xp, a, b, *, alpha: a - _scaled(a, b, alpha),
+                   lambda g, alpha: (g, g * -alpha), node_name="SubBackward0")
 _mul = defop("mul", "arith", lambda xp, a, b: a * b, lambda g, a, b: (g * b, g * a))
 _div = defop("div", "float", _quiet(lambda xp, a, b: a / b),
              lambda g, a, b: (g / b, -g * a / (b * b)))
+# With a Python number as `b` only that number is kept for backward (as torch does): the tensor
+# operand is not saved, so modifying it in place later cannot invalidate the graph.
+_mul_scalar = defop("mul_scalar", "arith", lambda xp, a, b: a * b, lambda g, b: (g * b, None),
+                    node_name="MulBackward0")
+_div_scalar = defop("div_scalar", "float", _quiet(lambda xp, a, b: a / b),
+                    lambda g, b: (g / b, None), node_name="DivBackward0")
+
+
+def _alpha_op(plain, scaled, alpha):
+    """(op, attrs): the plain op when alpha is 1, else the op that scales `other` by alpha."""
+    if alpha == 1 and not isinstance(alpha, bool):
+        return plain, {}
+    return scaled, {"alpha": alpha}
 
 
 def _is_bool(x):
@@ -610,7 +643,8 @@ def _check_sub(input, other):
 def add(input, other, *, alpha=1, out=None):
     """input + alpha * other."""
     _check_operands("add", input, other, "either")
-    return _into(out, _add(input, other, alpha=alpha), "add")
+    op, attrs = _alpha_op(_add, _add_alpha, alpha)
+    return _into(out, op(input, other, **attrs), "add")
 
 
 @export(method=True)
@@ -618,7 +652,8 @@ def sub(input, other, *, alpha=1, out=None):
     """input - alpha * other."""
     _check_operands("sub", input, other, "either")
     _check_sub(input, other)
-    return _into(out, _sub(input, other, alpha=alpha), "sub")
+    op, attrs = _alpha_op(_sub, _sub_alpha, alpha)
+    return _into(out, op(input, other, **attrs), "sub")
 
 
 @export
@@ -630,19 +665,40 @@ def rsub(input, other, *, alpha=1):
 @export(function=False, method=True)
 def add_(self, other, *, alpha=1):
     _check_operands("add_", self, other, "other")
-    return _add.inplace(self, other, alpha=alpha)
+    op, attrs = _alpha_op(_add, _add_alpha, alpha)
+    return op.inplace(self, other, **attrs)
 
 
 @export(function=False, method=True)
 def sub_(self, other, *, alpha=1):
     _check_operands("sub_", self, other, "other")
     _check_sub(self, other)
-    return _sub.inplace(self, other, alpha=alpha)
+    op, attrs = _alpha_op(_sub, _sub_alpha, alpha)
+    return op.inplace(self, other, **attrs)
 
 
 export(sub, name="subtract", method=True)
 export(sub_, name="subtract_", function=False, method=True)
-_binary("mul", _mul, "either", aliases=("multiply",))
+@export(method=True)
+def mul(input, other, *, out=None):
+    _check_operands("mul", input, other, "either")
+    if _is_number(other):
+        result = _mul_scalar(input, other)
+    elif _is_number(input):
+        result = _mul_scalar(other, input)
+    else:
+        result = _mul(input, other)
+    return _into(out, result, "mul")
+
+
+@export(function=False, method=True)
+def mul_(self, other):
+    _check_operands("mul_", self, other, "other")
+    return (_mul_scalar if _is_number(other) else _mul).inplace(self, other)
+
+
+export(mul, name="multiply", method=True)
+export(mul_, name="multiply_", function=False, method=True)
 
 
 def _check_int_divisor(b):
@@ -690,7 +746,10 @@ def div(input, other, *, rounding_mode=None, out=None):
     """True division (always floating), or rounded toward zero ('trunc') or down ('floor'),
     which keep the promoted dtype and have zero gradient."""
     _check_operands("div", input, other, "either")
-    return _into(out, _div_op(rounding_mode)(input, other), "div")
+    op = _div_op(rounding_mode)
+    if op is _div and _is_number(other):
+        op = _div_scalar
+    return _into(out, op(input, other), "div")
 
 
 @export(function=False, method=True)
@@ -702,6 +761,40 @@ def div_(self, other, *, rounding_mode=None):
 export(div, name="divide", method=True)
 export(div_, name="divide_", function=False, method=True)
 _binary("true_divide", _div, "either")
+
+
+# ----------------------------------------------------------------------------------------------
+# Python operators: `a + b`, `2 * x`, ... The common operand types go straight to the op; all
+# else takes the full function (argument checks, torch's errors) or returns NotImplemented so
+# Python can try the other operand.
+
+
+def _operator(name, tensor_op, scalar_op, full, reflected=False, no_bools=False):
+    """`no_bools`: bool operands take the full path (sub's torch-specific errors)."""
+    def method(self, other):
+        kind = type(other)
+        if no_bools and (self._dtype is dt.bool or kind is Tensor and other._dtype is dt.bool):
+            return full(other, self) if reflected else full(self, other)
+        if kind is float or kind is int:
+            return scalar_op(other, self) if reflected else scalar_op(self, other)
+        if kind is Tensor:
+            return tensor_op(other, self) if reflected else tensor_op(self, other)
+        if not isinstance(other, (Tensor, numbers.Number)):
+            return NotImplemented
+        return full(other, self) if reflected else full(self, other)
+    method.__name__ = method.__qualname__ = name
+    export(method, name=name, function=False, method=True)
+
+
+_operator("__add__", _add, _add, add)
+_operator("__radd__", _add, _add, add, reflected=True)
+_operator("__sub__", _sub, _sub, sub, no_bools=True)
+_operator("__rsub__", _sub, _sub, sub, reflected=True, no_bools=True)
+_operator("__mul__", _mul, _mul_scalar, mul)
+_operator("__rmul__", _mul, lambda number, tensor: _mul_scalar(tensor, number), mul,
+          reflected=True)
+_operator("__truediv__", _div, _div_scalar, div)
+_operator("__rtruediv__", _div, _div, div, reflected=True)
 
 
 @_quiet
@@ -1091,9 +1184,9 @@ def where(condition, input=None, other=None, *, out=None):
         from .index import where_condition
 
         return where_condition(condition)
-    if not isinstance(condition, Tensor):
-        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not "
-                        f"{type(condition).__name__}")
+    if not isinstance(condition, Tensor) or input is None or other is None:
+        raise TypeError("where() takes a condition Tensor and either both `input` and `other` "
+                        "(Tensors or numbers) or neither")
     if condition.dtype not in (dt.bool, dt.uint8):
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor "
                            f"with dtype {dt.scalar_name(condition.dtype)}")

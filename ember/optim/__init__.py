@@ -1,5 +1,22 @@
-"""ember.optim: optimizers and learning-rate schedules (torch.optim)."""
-from . import _checks as check
-from .adam import Adam, AdamW  # noqa: F401
-from .optimizer import Optimizer  # noqa: F401
-from .sgd import SGD  # noqa: F401
+"""ember.optim: optimizers, learning-rate schedules and weight averaging (torch.optim).
+
+Read optimizer.py first (the base class and its two-method pattern), then sgd.py and adam.py;
+the other optimizers follow the same pattern except lbfgs.py, which works on the flat
+parameter vector. lr_scheduler.py and swa_utils.py build on the optimizer's param_groups.
+"""
+from . import lr_scheduler, swa_utils
+from .adadelta import Adadelta
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .adamax import Adamax
+from .asgd import ASGD
+from .lbfgs import LBFGS
+from .nadam import NAdam
+from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
+from .rprop import Rprop
+from .sgd import SGD
+
+__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler",
+           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "swa_utils"]

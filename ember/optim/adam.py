@@ -63,9 +63,14 @@ class Adam(Optimizer):
             else:
                 grad = grad + weight_decay * param
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        m += (1 - beta1) * (grad - m)
+        # one scratch array for the temporaries (the hot loop of most training runs)
+        tmp = xp.subtract(grad, m)
+        tmp *= 1 - beta1
+        m += tmp                                    # m += (1 - beta1) * (g - m)
         v *= beta2
-        v += (1 - beta2) * grad * grad
+        xp.multiply(grad, 1 - beta2, out=tmp)
+        tmp *= grad
+        v += tmp                                    # v = beta2 v + (1 - beta2) g g
         if group["amsgrad"]:
             v_max = state["max_exp_avg_sq"]._data
             xp.maximum(v_max, v, out=v_max)
@@ -74,7 +79,9 @@ class Adam(Optimizer):
         denom = xp.sqrt(v)
         denom /= (1 - beta2 ** step) ** 0.5
         denom += eps
-        param += (-step_size * m) / denom  # torch's addcdiv order: (value * m) / denom
+        xp.multiply(m, -step_size, out=tmp)        # torch's addcdiv order: (value * m) / denom
+        tmp /= denom
+        param += tmp
 
 
 class AdamW(Adam):

@@ -9,6 +9,7 @@ State: step, eta, mu (0-d float32 tensors, as in torch), ax (the running average
 """
 from .. import _creation
 from .. import _dtype as dt
+from .._backend import array_namespace
 from .._creation import zeros_like
 from . import _checks as check
 from .optimizer import Optimizer, _to_scalar
@@ -49,5 +50,8 @@ class ASGD(Optimizer):
             ax += (param - ax) * mu  # mu is a 0-d array: the product keeps its precision
         else:
             ax[...] = param
-        eta[...] = lr / (1 + lambd * lr * step) ** alpha
-        mu[...] = 1 / max(1, step - group["t0"])
+        # torch makes the new values default-dtype (float32) tensors first: they are rounded
+        # to float32 even where eta and mu are float64 (loaded for float64 parameters)
+        xp = array_namespace(param)
+        eta[...] = xp.float32(lr / (1 + lambd * lr * step) ** alpha)
+        mu[...] = xp.float32(1 / max(1, step - group["t0"]))

@@ -94,8 +94,6 @@ class LBFGS(Optimizer):
     def step(self, closure):
         """Up to max_iter L-BFGS iterations; returns the loss before the first of them."""
         group = self.param_groups[0]
-        if group["line_search_fn"] not in (None, "strong_wolfe"):
-            raise RuntimeError("only 'strong_wolfe' is supported")
         with enable_grad():
             orig_loss = closure()
         with no_grad():
@@ -124,6 +122,7 @@ class LBFGS(Optimizer):
                 h.update(d=-g, old_dirs=[], old_stps=[], ro=[], H_diag=1)
             else:
                 self._remember(h, g, group["history_size"])
+                state.setdefault("al", None)  # packed below; created here for torch's key order
                 h["d"] = self._direction(h, g, group["history_size"])
             if h["prev_flat_grad"] is None:
                 h["prev_flat_grad"] = g.copy()
@@ -136,7 +135,9 @@ class LBFGS(Optimizer):
             gtd = g.dot(d)
             if gtd > -tol_change:  # not a descent direction (any more)
                 break
-            if group["line_search_fn"] == "strong_wolfe":
+            if group["line_search_fn"] is not None:
+                if group["line_search_fn"] != "strong_wolfe":
+                    raise RuntimeError("only 'strong_wolfe' is supported")
                 x0 = [p._data.copy() for p in self._params]
                 loss, g, t, ls_evals = _strong_wolfe(
                     lambda t_: self._evaluate_at(closure, x0, t_, d), t, d, loss, g, gtd,
@@ -199,7 +200,7 @@ class LBFGS(Optimizer):
 def _pack(value, xp):
     if isinstance(value, list):
         return [_pack(v, xp) for v in value]
-    if value is None or isinstance(value, (bool, int, float)):
+    if value is None or type(value) in (bool, int, float):  # np.float64 is a float subclass
         return value
     return _as_tensor(xp.asarray(value))
 

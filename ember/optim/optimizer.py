@@ -53,6 +53,10 @@ class _Required:
 
 required = _Required()
 
+# boolean/None options added over torch's versions: filled in when loading a state_dict
+_FLAGS = {"maximize", "foreach", "differentiable", "capturable", "fused", "nesterov", "amsgrad",
+          "centered", "decoupled_weight_decay"}
+
 _global_pre_hooks = OrderedDict()
 _global_post_hooks = OrderedDict()
 
@@ -225,10 +229,11 @@ class Optimizer:
         for p in group["params"]:
             if p.grad is None:
                 continue
-            state = self.state.get(p)  # .get: a defaultdict lookup would insert an empty state
-            fresh = state is None
-            if fresh:
+            # .get: indexing the defaultdict would store an empty state for SGD without momentum
+            state = self.state.get(p)
+            if state is None:
                 state = {}
+            if not state:
                 self._init_state(p, state, group)
             step = state.get("step")
             if step is not None:
@@ -236,7 +241,7 @@ class Optimizer:
                 step = float(step._data)
             self._update(p._data, p.grad._data, state, group, step)
             p._vc.value += 1
-            if fresh and state:
+            if state:
                 self.state[p] = state
 
     def _init_state(self, p, state, group):
@@ -352,11 +357,10 @@ class Optimizer:
                      "_optimizer_load_state_dict_pre_hooks",
                      "_optimizer_load_state_dict_post_hooks"):
             self.__dict__.setdefault(name, OrderedDict())
+        for group in self.param_groups:  # flags that older checkpoints may lack
+            for name in _FLAGS.intersection(self.defaults):
+                group.setdefault(name, self.defaults[name])
         self.defaults.setdefault("differentiable", False)
-        for group in self.param_groups:
-            for name, default in self.defaults.items():
-                if default is not required and name != "lr":
-                    group.setdefault(name, default)
         for per_param in self.state.values():
             for key in self._scalar_state_keys:
                 value = per_param.get(key) if isinstance(per_param, dict) else None

@@ -1,2 +1,11 @@
 """ember.utils: hooks, data loading and other helpers (torch.utils)."""
 from . import hooks  # noqa: F401
+
+
+def __getattr__(name):
+    """`ember.utils.data` loads on first use: ember.utils itself is imported while ember is
+    still loading (autograd needs hooks), and data needs the finished package."""
+    if name == "data":
+        import importlib
+        return importlib.import_module(".data", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

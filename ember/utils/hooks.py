@@ -20,8 +20,11 @@ class RemovableHandle:
 
     def remove(self):
         self.hooks_dict.pop(self.id, None)
-        if self.extra_dict is not None:
-            self.extra_dict.pop(self.id, None)
+        extras = self.extra_dict if isinstance(self.extra_dict, (list, tuple)) else \
+            [self.extra_dict]
+        for extra in extras:  # one dict or several, as torch's handle
+            if extra is not None:
+                extra.pop(self.id, None)
 
     def __enter__(self):
         return self

@@ -324,3 +324,24 @@ SPECS = [
           (I(4, low=-3, high=3),), (I(3, dtype="uint8"),), (B(3),), (T(0, 2),), (T(),)],
          ops=["isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "signbit"]),
 ]
+
+# Ops behind the fast paths: alpha variants, scalar operands, fused activation backwards
+SPECS += [
+    Spec("add_alpha", lambda m, a, b: (m.add(a, b, alpha=2), a.sub(b, alpha=0.5)),
+         [(T(3, 4), T(4)), (T(2), 3.0)], ops=["add_alpha", "sub_alpha"]),
+    Spec("scalar_operand", lambda m, a: (a * 2.5, 3 * a, a / 4, a.mul(2), m.div(a, 0.5)),
+         [(T(3, 4),), (T(),), (I(3),)], ops=["mul_scalar", "div_scalar"]),
+    Spec("activation_double_backward", lambda m, x: _second_derivatives(m, x),
+         [(T(5),), (T(2, 3, dtype="float64"),)],
+         ops=["tanh_backward", "sigmoid_backward", "threshold_backward"]),
+]
+
+
+def _second_derivatives(m, x):
+    """First derivatives with create_graph run the fused backward ops as forward ops."""
+    outs = []
+    for f in (m.tanh, m.sigmoid, m.relu):
+        y = f(x * 1.5)
+        (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
+        outs.append(g)
+    return outs

@@ -160,13 +160,13 @@ def collate(batch, *, collate_fn_map=None):
         return _rebuild(elem, {key: collate([d[key] for d in batch],
                                             collate_fn_map=collate_fn_map) for key in elem})
     if _is_namedtuple(elem):
-        return type(elem)(*(collate(list(column), collate_fn_map=collate_fn_map)
+        return type(elem)(*(collate(column, collate_fn_map=collate_fn_map)
                             for column in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(sample) != size for sample in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        columns = [collate(list(column), collate_fn_map=collate_fn_map)
+        columns = [collate(column, collate_fn_map=collate_fn_map)
                    for column in zip(*batch)]
         # tuples give lists (torch's backward-compatible behaviour); other sequences keep type
         return columns if isinstance(elem, tuple) else _rebuild(elem, columns)

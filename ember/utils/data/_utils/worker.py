@@ -93,11 +93,10 @@ class _WorkerError:
     the worker and ending with the worker's traceback."""
 
     def __init__(self, worker_id):
-        exc = traceback.format_exc()
         exc_type = sys.exc_info()[0]
         self.name = exc_type.__name__
         self.where = f"in DataLoader worker process {worker_id}"
-        self.text = exc
+        self.text = traceback.format_exc()
         # a class defined inside a function cannot be pickled: then RuntimeError stands in
         self.exc_type = exc_type if _picklable(exc_type) else RuntimeError
 

@@ -1,0 +1,420 @@
+"""Normalization: layer_norm, group_norm, batch_norm (and instance_norm built on it), rms_norm,
+and local_response_norm (a composite, as in torch).
+
+One idea serves the first four: standardize x over some axes,
+
+    xhat = (x - mean) * rstd,     rstd = 1 / sqrt(var + eps)     (var biased, two passes)
+
+then scale and shift per feature. Each is one op. The kernel does the whole forward on raw
+arrays (float16/bfloat16 in float32). The rule is written with ember ops and recomputes mean
+and rstd from the saved input, so the forward keeps nothing else alive, an in-place op on the
+output cannot invalidate the backward, and differentiating the rule again (double backward)
+needs nothing more. With gh = g * weight, the input gradient of a standardization is
+
+    dx = rstd * (gh - mean(gh) - xhat * mean(gh * xhat))     (means over the same axes)
+
+and the affine gradients are dweight = sum(g * xhat) and dbias = sum(g) over the other axes.
+
+batch_norm updates running_mean and running_var in place inside its kernel, as torch's native
+kernel does, without bumping their versions (they are buffers, outside autograd); the running
+variance uses the unbiased batch variance, var * n / (n - 1).
+
+Read next: dropout.py.
+"""
+import math
+import operator
+
+from ... import _dtype as dt
+from ..._tensor import Size
+from ...autograd import grad_mode
+from .._op import export, op
+from ..shape import cat
+
+__all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
+           "local_response_norm"]
+
+_HALF = (dt.float16, dt.bfloat16)
+
+
+# ----------------------------------------------------------------------------------------------
+# kernel helpers (raw arrays)
+
+
+def _floating(name, xp, a):
+    """`a` ready for a floating kernel: torch's error for other dtypes, half types widened to
+    float32 (each kernel rounds its result back to a's dtype)."""
+    d = dt.from_numpy_dtype(a.dtype)
+    if not d.is_floating_point:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{dt.scalar_name(d)}'")
+    return a.astype(xp.float32) if a.dtype.itemsize == 2 else a
+
+
+def _standardize(xp, x, axes, eps):
+    """(xhat, mean, var) over `axes`, which stay as size-1 dims; var is biased."""
+    mean = x.mean(axis=axes, keepdims=True)
+    xhat = x - mean
+    var = xp.mean(xhat * xhat, axis=axes, keepdims=True)
+    xhat *= 1 / xp.sqrt(var + eps)
+    return xhat, mean, var
+
+
+def _affine(y, weight, bias, shape):
+    """y * weight + bias in place, with the parameters reshaped to `shape`."""
+    if weight is not None:
+        y *= weight.reshape(shape)
+    if bias is not None:
+        y += bias.reshape(shape)
+    return y
+
+
+def _per_channel(ndim):
+    """Shape that lines a (C,) vector up with dim 1 of an ndim-d input."""
+    return (-1,) + (1,) * (ndim - 2)
+
+
+def _last_axes(a, ndim):
+    return tuple(range(a.ndim - ndim, a.ndim))
+
+
+# ----------------------------------------------------------------------------------------------
+# rule helpers (ember ops, differentiable again)
+
+
+def _standardized(x, axes, eps):
+    """(xhat, rstd) over `axes` as ember tensors (size-1 dims kept)."""
+    centered = x - x.mean(axes, keepdim=True)
+    rstd = ((centered * centered).mean(axes, keepdim=True) + eps).rsqrt()
+    return centered * rstd, rstd
+
+
+def _input_grad(gh, xhat, rstd, axes):
+    """dx of a standardization over `axes`, given gh = the gradient with respect to xhat."""
+    return rstd * (gh - gh.mean(axes, keepdim=True) - xhat * (gh * xhat).mean(axes, keepdim=True))
+
+
+# ----------------------------------------------------------------------------------------------
+# layer_norm: standardize the last len(normalized_shape) dims
+
+
+@op("none", name="layer_norm", node_name="NativeLayerNormBackward0")
+def _layer_norm(xp, a, weight, bias, *, ndim, eps):
+    x = _floating("LayerNormKernelImpl", xp, a)
+    y = _standardize(xp, x, _last_axes(a, ndim), eps)[0]
+    return _affine(y, weight, bias, a.shape[a.ndim - ndim:]).astype(a.dtype, copy=False)
+
+
+@_layer_norm.grad
+def _layer_norm(g, a, weight, ndim, eps, needs_input_grad):
+    axes = _last_axes(a, ndim)
+    xhat, rstd = _standardized(a, axes, eps)
+    grad_a = grad_w = grad_b = None
+    if needs_input_grad[0]:
+        grad_a = _input_grad(g if weight is None else g * weight, xhat, rstd, axes)
+    if needs_input_grad[1]:
+        grad_w = g * xhat  # the engine sums over the leading (batch) dims
+    if needs_input_grad[2]:
+        grad_b = g
+    return grad_a, grad_w, grad_b
+
+
+# ----------------------------------------------------------------------------------------------
+# group_norm: (N, C, *) viewed as (N, G, C/G * prod(*)), standardized along the last axis
+
+
+def _groups_view(shape, groups):
+    n, c = shape[:2]
+    return (n, groups, c // groups * math.prod(shape[2:]))
+
+
+@op("none", name="group_norm", node_name="NativeGroupNormBackward0")
+def _group_norm(xp, a, weight, bias, *, groups, eps):
+    x = _floating("GroupNormKernelImpl", xp, a)
+    y = _standardize(xp, x.reshape(_groups_view(a.shape, groups)), (2,), eps)[0]
+    y = _affine(y.reshape(a.shape), weight, bias, _per_channel(a.ndim))
+    return y.astype(a.dtype, copy=False)
+
+
+@_group_norm.grad
+def _group_norm(g, a, weight, groups, eps, needs_input_grad):
+    grouped = _groups_view(a.shape, groups)
+    xhat, rstd = _standardized(a.reshape(grouped), (2,), eps)
+    grad_a = grad_w = grad_b = None
+    if needs_input_grad[0]:
+        gh = g if weight is None else g * weight.reshape(_per_channel(a.ndim))
+        grad_a = _input_grad(gh.reshape(grouped), xhat, rstd, (2,)).reshape(a.shape)
+    others = (0,) + tuple(range(2, a.ndim))
+    if needs_input_grad[1]:
+        grad_w = (g * xhat.reshape(a.shape)).sum(others)
+    if needs_input_grad[2]:
+        grad_b = g.sum(others)
+    return grad_a, grad_w, grad_b
+
+
+# ----------------------------------------------------------------------------------------------
+# batch_norm: per channel (dim 1), over the batch and spatial dims
+
+
+def _update_running(running_mean, running_var, mean, var, n, momentum):
+    """running = (1 - momentum) * running + momentum * batch statistic, in place."""
+    if running_mean is not None:
+        running_mean *= 1 - momentum
+        running_mean += momentum * mean.reshape(-1)
+    if running_var is not None:
+        running_var *= 1 - momentum
+        running_var += (momentum * n / (n - 1)) * var.reshape(-1)
+
+
+@op("none", name="batch_norm", node_name="NativeBatchNormBackward0")
+def _batch_norm(xp, a, weight, bias, running_mean, running_var, *, training, momentum, eps):
+    x = _floating("batch_norm", xp, a)
+    channel = _per_channel(a.ndim)
+    if training:
+        axes = (0,) + tuple(range(2, a.ndim))
+        y, mean, var = _standardize(xp, x, axes, eps)
+        _update_running(running_mean, running_var, mean, var, a.size // a.shape[1], momentum)
+    else:
+        y = x - running_mean.reshape(channel)
+        y *= 1 / xp.sqrt(running_var.reshape(channel) + eps)
+    return _affine(y, weight, bias, channel).astype(a.dtype, copy=False)
+
+
+@_batch_norm.grad
+def _batch_norm(g, a, weight, running_mean, running_var, training, eps, needs_input_grad):
+    axes = (0,) + tuple(range(2, a.ndim))
+    channel = _per_channel(a.ndim)
+    if training:
+        xhat, rstd = _standardized(a, axes, eps)
+    else:  # the statistics are constants
+        rstd = (running_var + eps).rsqrt().reshape(channel)
+        xhat = (a - running_mean.reshape(channel)) * rstd
+    grad_a = grad_w = grad_b = None
+    if needs_input_grad[0]:
+        gh = g if weight is None else g * weight.reshape(channel)
+        grad_a = _input_grad(gh, xhat, rstd, axes) if training else gh * rstd
+    if needs_input_grad[1]:
+        grad_w = (g * xhat).sum(axes)
+    if needs_input_grad[2]:
+        grad_b = g.sum(axes)
+    return grad_a, grad_w, grad_b, None, None
+
+
+# ----------------------------------------------------------------------------------------------
+# rms_norm: x / sqrt(mean(x^2) + eps) over the last dims, times weight
+
+
+@op("none", name="rms_norm", node_name="RmsNormBackward0")
+def _rms_norm(xp, a, weight, *, ndim, eps):
+    x = _floating("rms_norm", xp, a)
+    y = x * (1 / xp.sqrt(xp.mean(x * x, axis=_last_axes(a, ndim), keepdims=True) + eps))
+    return _affine(y, weight, None, a.shape[a.ndim - ndim:]).astype(a.dtype, copy=False)
+
+
+@_rms_norm.grad
+def _rms_norm(g, a, weight, ndim, eps, needs_input_grad):
+    axes = _last_axes(a, ndim)
+    rstd = ((a * a).mean(axes, keepdim=True) + eps).rsqrt()
+    xhat = a * rstd
+    grad_a = grad_w = None
+    if needs_input_grad[0]:
+        gh = g if weight is None else g * weight
+        grad_a = rstd * (gh - xhat * (gh * xhat).mean(axes, keepdim=True))
+    if needs_input_grad[1]:
+        grad_w = g * xhat
+    return grad_a, grad_w
+
+
+# ----------------------------------------------------------------------------------------------
+# argument checks
+
+
+def _check_params(input, *params):
+    """torch's CPU kernels take parameters of the input's dtype (float32 ones also serve
+    float16/bfloat16 inputs)."""
+    for p in params:
+        if p is not None and p.dtype is not input.dtype and not (
+                input.dtype in _HALF and p.dtype is dt.float32):
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of "
+                               f"{dt.scalar_name(input.dtype)}")
+
+
+def _as_shape(normalized_shape):
+    if isinstance(normalized_shape, (tuple, list)) or hasattr(normalized_shape, "tolist"):
+        return tuple(operator.index(n) for n in normalized_shape)
+    return (operator.index(normalized_shape),)
+
+
+def _check_normalized(input, shape, fmt):
+    k = len(shape)
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"{fmt(shape)}, but got input of size{list(input.shape)}")
+
+
+def _check_vector_shape(t, name, expected, described):
+    if t is not None and tuple(t.shape) != expected:
+        raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                           f"{name} of shape {list(t.shape)} and normalized_shape = {described}")
+
+
+def _verify_batch_size(shape):
+    if math.prod(shape[:1] + shape[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input "
+                         f"size {shape}")
+
+
+# ----------------------------------------------------------------------------------------------
+# public functions
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Standardize over the last dims (of shape `normalized_shape`), then weight and bias
+    (each of that shape, elementwise)."""
+    shape = _as_shape(normalized_shape)
+    _check_normalized(input, shape, lambda s: "[*, " + ", ".join(map(str, s)) + "]")
+    _check_vector_shape(weight, "weight", shape, list(shape))
+    _check_vector_shape(bias, "bias", shape, list(shape))
+    _check_params(input, weight, bias)
+    return _layer_norm(input, weight, bias, ndim=len(shape), eps=eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Split the channels (dim 1) into `num_groups` groups and standardize each group of each
+    sample; weight and bias are per channel."""
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    channels = input.shape[1]
+    if num_groups <= 0 or channels % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by "
+                           f"num_groups, but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.shape[0] != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(t.shape)} "
+                               f"and input of shape {list(input.shape)}")
+    _verify_batch_size(Size([input.shape[0] * channels // num_groups, num_groups]
+                            + list(input.shape[2:])))
+    _check_params(input, weight, bias)
+    return _group_norm(input, weight, bias, groups=num_groups, eps=eps)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Standardize each channel (dim 1) over the batch and spatial dims. In training the batch
+    statistics are used and running_mean/running_var (when given) move towards them by
+    `momentum`; in eval the running statistics are used."""
+    if momentum is None:
+        raise TypeError("batch_norm(): argument 'momentum' (position 7) must be float, not "
+                        "NoneType")
+    channels = input.shape[1] if input.ndim > 1 else 0
+    if training:
+        _verify_batch_size(input.shape)
+    elif running_mean is None or running_var is None:
+        name = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{name} must be defined in evaluation mode")
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t.numel()}")
+    if input.ndim < 2:
+        raise RuntimeError(f"batch_norm: expected an input of at least 2 dims (N, C, ...), got "
+                           f"{input.ndim}")
+    _check_params(input, weight, bias, running_mean, running_var)
+    return _batch_norm(input, weight, bias, running_mean, running_var, training=bool(training),
+                       momentum=float(momentum), eps=eps)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Standardize each channel of each sample over its spatial dims. Computed as torch does:
+    batch_norm on the input viewed as one sample with N*C channels; the running statistics
+    (when given) move towards the batch average of the per-sample statistics."""
+    if input.ndim < 2:
+        raise RuntimeError(f"instance_norm: expected an input of at least 2 dims (N, C, ...), "
+                           f"got {input.ndim}")
+    if use_input_stats:
+        if math.prod(input.shape[2:]) == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input "
+                             f"size {input.shape}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
+    n, c = input.shape[:2]
+    folded = input.reshape((1, n * c) + tuple(input.shape[2:]))
+    stats = [None if t is None else t.repeat(n) for t in (running_mean, running_var)]
+    out = batch_norm(folded, stats[0], stats[1], None if weight is None else weight.repeat(n),
+                     None if bias is None else bias.repeat(n), use_input_stats, momentum, eps)
+    if use_input_stats:
+        with grad_mode.no_grad():
+            for running, folded_stat in zip((running_mean, running_var), stats):
+                if running is not None:
+                    running.copy_(folded_stat.view(n, c).mean(0))
+    return out.view(input.shape)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2) + eps) over the last dims, times weight; eps=None means the machine
+    epsilon of the input's dtype."""
+    shape = _as_shape(normalized_shape)
+    _check_normalized(input, shape, lambda s: "[*" + ", ".join(map(str, s)) + "]")
+    _check_vector_shape(weight, "weight", shape, list(shape))
+    _check_params(input, weight)
+    if eps is None:
+        eps = dt.finfo(input.dtype).eps if input.is_floating_point() else 0.0
+    return _rms_norm(input, weight, ndim=len(shape), eps=eps)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """x / (k + alpha * mean of x^2 over a window of `size` neighbouring channels) ^ beta.
+    The window around channel c spans [c - size//2, c + (size-1)//2], zero-padded."""
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
+                         "dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = input * input
+    channels = input.shape[1]
+    before, after = size // 2, (size - 1) // 2
+
+    def zeros(count):
+        return squares.new_zeros((squares.shape[0], count) + tuple(squares.shape[2:]))
+
+    padded = cat([zeros(before), squares, zeros(after)], 1)
+    total = padded.narrow(1, 0, channels)
+    for offset in range(1, size):  # one add per window tap, not per element
+        total = total + padded.narrow(1, offset, channels)
+    return input / ((total / size) * alpha + k) ** beta
+
+
+# ----------------------------------------------------------------------------------------------
+# torch-level functions (their native argument orders)
+
+
+@export(name="layer_norm")
+def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5,
+                      cudnn_enable=True):
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+@export(name="group_norm")
+def _torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
+@export(name="batch_norm")
+def _torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+                      cudnn_enabled):
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+@export(name="instance_norm")
+def _torch_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
+                         momentum, eps, cudnn_enabled):
+    return instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+                         momentum, eps)
+
+
+@export(name="rms_norm")
+def _torch_rms_norm(input, normalized_shape, weight=None, eps=None):
+    return rms_norm(input, normalized_shape, weight, eps)

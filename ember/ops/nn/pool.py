@@ -1,0 +1,661 @@
+"""Pooling over 1-3 spatial dims: max, average, adaptive, power-average, and max-unpooling.
+
+Layout. Pooling works on each (n, c) plane alone, so unlike convolution it stays
+channels-first: the input (N, C, *S) is copied once into a (N, C, *S_padded) buffer whose
+border holds the pooling's neutral value (-inf for max, 0 for sums), and every window is a
+strided *view* of that buffer,
+
+    windows[n, c, *out_position, *kernel_offset]        shape (N, C, *out, *kernel)
+
+made by conv.py's `_windows` (it sees the buffer as channels-last with a single channel). A
+max pool takes the argmax of each window, an average pool sums it: no Python loop runs over
+output positions. The buffer is cut or extended to hold exactly the windows that are used.
+
+Output size, torch's rule per dim (input size n, padding p, effective kernel
+e = dilation * (kernel - 1) + 1):
+    out = floor((n + 2p - e) / stride) + 1      (ceil instead of floor in ceil mode)
+and in ceil mode a last window that would start beyond the input and its left padding is
+dropped.
+
+Ops, and how they close under differentiation:
+    max_pool, adaptive_max_pool   x -> (values, indices). indices are flat positions within each
+                                  (n, c) plane, as torch returns them. Gradient: scatter_add of g
+                                  to those positions (`_scatter_planes`), whose gradient gathers.
+    window_sum                    x -> the sum of every window;   gradient: window_sum_backward
+    window_sum_backward           g -> for each input position, the sum of g over the windows
+                                  that contain it;                gradient: window_sum
+    max_unpool                    (values, indices) -> values scattered to indices; gradient:
+                                  gather.
+avg_pool is window_sum divided by torch's divisor; adaptive_avg_pool and lp_pool are built
+from these and Tensor ops.
+
+Read next: `sampling.py` (unfold/fold reuse the window helpers of this file).
+"""
+import itertools
+import math
+import operator
+
+import numpy as np  # window tables are small host arrays built from Python ints
+
+from ... import _creation
+from ... import _dtype as dt
+from .._op import export, op
+from .conv import _windows
+
+__all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
+           "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+           "avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "adaptive_max_pool3d_with_indices", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_unpool1d",
+           "max_unpool2d", "max_unpool3d"]
+
+_WORDS = {1: "one", 2: "two", 3: "three"}
+
+
+# ----------------------------------------------------------------------------------------------
+# array helpers (xp-generic; sampling.py uses them too)
+
+
+def _is_floating(a):
+    return dt._BY_NUMPY[a.dtype].is_floating_point
+
+
+def _padded(xp, x, padding, fill):
+    """(N, C, *S) -> (N, C, *S') with S'_d = S_d + lo_d + hi_d and the border set to `fill`.
+    A negative hi drops the last input positions (no window reads them)."""
+    lead = x.ndim - len(padding)
+    spatial = x.shape[lead:]
+    keep = tuple(slice(0, s + min(hi, 0)) for s, (_, hi) in zip(spatial, padding))
+    if all(lo == 0 and hi <= 0 for lo, hi in padding):
+        return x[(Ellipsis,) + keep]
+    shape = x.shape[:lead] + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, padding))
+    buf = xp.full(shape, fill, dtype=x.dtype)
+    target = tuple(slice(lo, lo + k.stop) for k, (lo, _) in zip(keep, padding))
+    buf[(Ellipsis,) + target] = x[(Ellipsis,) + keep]
+    return buf
+
+
+def _plane_windows(xp, buf, kernel, stride, dilation):
+    """A (N, C, *S) buffer -> the view (N, C, *out, *kernel) of all its windows."""
+    n, c = buf.shape[:2]
+    planes = buf.reshape((n * c,) + buf.shape[2:] + (1,))  # conv's layout with one channel
+    windows = _windows(xp, planes, kernel, stride, dilation)
+    return windows.reshape((n, c) + windows.shape[1:-1])
+
+
+def _add_windows(xp, per_offset, shape, out, kernel, stride, padding, dilation, dtype):
+    """The adjoint of `_plane_windows` ("col2im"): for every kernel offset, add
+    `per_offset(offset)` (N, C, *out) into the input positions that tap reads -- one strided
+    slice per offset -- and return the (N, C, *S) interior of the padded buffer."""
+    spatial = shape[2:]
+    size = tuple(max(s + lo + hi, s + lo) for s, (lo, hi) in zip(spatial, padding))
+    buf = xp.zeros(tuple(shape[:2]) + size, dtype=dtype)
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        region = tuple(slice(i * d, i * d + (o - 1) * s + 1, s)
+                       for i, d, o, s in zip(offset, dilation, out, stride))
+        buf[(slice(None), slice(None)) + region] += per_offset(offset)
+    return buf[(Ellipsis,) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, padding))]
+
+
+def _axis_positions(xp, size, axis, ndim):
+    """arange(size) laid along `axis` of an ndim-d broadcast grid."""
+    shape = [1] * ndim
+    shape[axis] = size
+    return xp.arange(size).reshape(shape)
+
+
+def _last_nan(xp, taps, arg):
+    """torch's max pools keep a NaN once seen, moving on to each later NaN of the window; where
+    a window has NaNs, point at its last one."""
+    isnan = xp.isnan(taps)
+    last = taps.shape[-1] - 1 - xp.argmax(isnan[..., ::-1], axis=-1)
+    return xp.where(isnan.any(axis=-1), last, arg)
+
+
+def _flat_index(coords, spatial):
+    """Per-dim coordinates -> flat positions in a plane of shape `spatial` (row-major)."""
+    flat = 0
+    for c, s in zip(coords, spatial):
+        flat = flat * s + c
+    return flat
+
+
+def _tap_coords(xp, arg, kernel, stride, padding, dilation, spatial):
+    """Input coordinates (one int64 array per spatial dim) of tap `arg` of every window.
+
+    A window whose maximum is the padding value itself (all -inf, say) may have chosen a padding
+    tap; torch reports the window's first tap inside the input instead."""
+    n = len(kernel)
+    coords, first, outside = [None] * n, [None] * n, False
+    step = 1  # tap number = sum over dims of k_d * prod(kernel[d + 1:])
+    for d in reversed(range(n)):
+        k = (arg // step) % kernel[d]
+        step *= kernel[d]
+        start = _axis_positions(xp, arg.shape[2 + d], 2 + d, arg.ndim) * stride[d] \
+            - padding[d][0]
+        coords[d] = start + k * dilation[d]
+        first[d] = start + xp.maximum(-start + dilation[d] - 1, 0) // dilation[d] * dilation[d]
+        outside = outside | (coords[d] < 0) | (coords[d] >= spatial[d])
+    if xp.any(outside):
+        coords = [xp.where(outside, f, c) for f, c in zip(first, coords)]
+    return coords
+
+
+def _adaptive_windows(size, out):
+    """torch's adaptive windows [floor(i * size / out), ceil((i + 1) * size / out)), i < out,
+    as an (out, longest) table of positions (a short window repeats its last position) and
+    the window lengths."""
+    i = np.arange(out)
+    start = (i * size) // out
+    end = -((-(i + 1) * size) // out)
+    longest = int((end - start).max()) if out else 1
+    index = np.minimum(start[:, None] + np.arange(longest), end[:, None] - 1)
+    return index, end - start
+
+
+# ----------------------------------------------------------------------------------------------
+# ops
+
+
+@op("none", name="max_pool", node_name="MaxPoolWithIndicesBackward0")
+def _max_pool(xp, x, *, kernel, stride, padding, dilation):
+    n = len(kernel)
+    floating = _is_floating(x)
+    lowest = -xp.inf if floating else xp.iinfo(x.dtype).min
+    windows = _plane_windows(xp, _padded(xp, x, padding, lowest), kernel, stride, dilation)
+    taps = windows.reshape(windows.shape[:2 + n] + (math.prod(kernel),))  # copy: (N, C, *out, K)
+    arg = xp.argmax(taps, axis=-1)                          # the first maximum, as torch
+    values = xp.take_along_axis(taps, arg[..., None], axis=-1)[..., 0]
+    if floating and xp.isnan(values).any():
+        arg = _last_nan(xp, taps, arg)
+    coords = _tap_coords(xp, arg, kernel, stride, padding, dilation, x.shape[2:])
+    return values, _flat_index(coords, x.shape[2:]).astype(xp.int64, copy=False)
+
+
+@_max_pool.grad
+def _max_pool(g, x_shape, out):
+    return (_scatter_planes(g[0], out[1], x_shape),)
+
+
+@op("none", name="adaptive_max_pool", node_name="AdaptiveMaxPoolBackward0")
+def _adaptive_max_pool(xp, x, *, output_size):
+    """Separable: reduce the last spatial dim over its windows, then the one before, ...,
+    carrying along the coordinates already chosen. Reducing rows after columns picks the first
+    maximum in row-major order (or the last NaN), the element torch picks."""
+    floating = _is_floating(x)
+    values, coords = x, []
+    for d in reversed(range(len(output_size))):
+        axis = 2 + d
+        index = xp.asarray(_adaptive_windows(x.shape[axis], output_size[d])[0])
+        taps = xp.moveaxis(xp.take(values, index, axis=axis), axis + 1, -1)
+        arg = xp.argmax(taps, axis=-1)
+        values = xp.take_along_axis(taps, arg[..., None], axis=-1)[..., 0]
+        if floating and xp.isnan(values).any():
+            arg = _last_nan(xp, taps, arg)
+        coords = [_pick(xp, c, index, axis, arg) for c in coords]
+        coords.insert(0, index[_axis_positions(xp, output_size[d], axis, arg.ndim), arg])
+    return values, _flat_index(coords, x.shape[2:]).astype(xp.int64, copy=False)
+
+
+def _pick(xp, a, index, axis, arg):
+    """Reduce `a` along `axis` over the windows of `index`, taking entry `arg` of each."""
+    taps = xp.moveaxis(xp.take(a, index, axis=axis), axis + 1, -1)
+    return xp.take_along_axis(taps, arg[..., None], axis=-1)[..., 0]
+
+
+@_adaptive_max_pool.grad
+def _adaptive_max_pool(g, x_shape, out):
+    return (_scatter_planes(g[0], out[1], x_shape),)
+
+
+def _scatter_planes(g, indices, shape):
+    """Add g (N, C, *out) into zeros of `shape` at the flat plane positions `indices`."""
+    n, c = shape[0], shape[1]
+    planes = g.new_zeros((n, c, math.prod(shape[2:])))
+    flat = (n, c, math.prod(g.shape[2:]))
+    return planes.scatter_add(2, indices.reshape(flat), g.reshape(flat)).reshape(shape)
+
+
+def _sum_taps(xp, windows, n):
+    """Sum the kernel axes; half precision adds up in float32 as torch's accumulate type."""
+    axes = tuple(range(-n, 0))
+    if _is_floating(windows) and windows.dtype.itemsize < 4:
+        return windows.sum(axis=axes, dtype=xp.float32).astype(windows.dtype)
+    return windows.sum(axis=axes)
+
+
+@op("none", name="window_sum", node_name="AvgPoolBackward0")
+def _window_sum(xp, x, *, kernel, stride, padding):
+    ones = (1,) * len(kernel)
+    windows = _plane_windows(xp, _padded(xp, x, padding, 0), kernel, stride, ones)
+    return _sum_taps(xp, windows, len(kernel))
+
+
+@_window_sum.grad
+def _window_sum(g, x_shape, kernel, stride, padding):
+    return (_window_sum_backward(g, input_shape=x_shape, kernel=kernel, stride=stride,
+                                 padding=padding),)
+
+
+@op("none", name="window_sum_backward", node_name="AvgPoolBackwardBackward0")
+def _window_sum_backward(xp, g, *, input_shape, kernel, stride, padding):
+    ones = (1,) * len(kernel)
+    return _add_windows(xp, lambda offset: g, input_shape, g.shape[2:], kernel, stride, padding,
+                        ones, g.dtype)
+
+
+@_window_sum_backward.grad
+def _window_sum_backward(g, kernel, stride, padding):
+    return (_window_sum(g, kernel=kernel, stride=stride, padding=padding),)
+
+
+@op("none", name="max_unpool", node_name="MaxUnpoolBackward0")
+def _max_unpool(xp, x, indices, *, output_size):
+    n, c = x.shape[:2]
+    planes = xp.zeros((n, c, math.prod(output_size)), dtype=x.dtype)
+    batch = xp.arange(n).reshape(n, 1, 1)
+    channel = xp.arange(c).reshape(1, c, 1)
+    flat = (n, c, math.prod(x.shape[2:]))
+    planes[batch, channel, indices.reshape(flat)] = x.reshape(flat)
+    return planes.reshape((n, c) + tuple(output_size))
+
+
+@_max_unpool.grad
+def _max_unpool(g, x_shape, indices):
+    n, c = x_shape[:2]
+    taken = g.reshape(n, c, math.prod(g.shape[2:])).gather(
+        2, indices.reshape(n, c, math.prod(x_shape[2:])))
+    return taken.reshape(x_shape), None
+
+
+# ----------------------------------------------------------------------------------------------
+# argument parsing and torch's checks
+
+
+def _tuple(value, n, what, name):
+    if isinstance(value, (list, tuple)):
+        value = tuple(value)
+        if len(value) == 1:
+            value = value * n
+        if len(value) != n:
+            lead = "either be omitted, a single int," if what == "stride" else \
+                "either be a single int,"
+            raise RuntimeError(f"{name}: {what} must {lead} or a tuple of {_WORDS[n]} ints")
+        return tuple(operator.index(v) for v in value)
+    return (operator.index(value),) * n
+
+
+def _batched(input, n, name):
+    """torch accepts (C, *S) or (N, C, *S), with every dim but N non-empty."""
+    if input.ndim not in (n + 1, n + 2) or any(s == 0 for s in input.shape[-n - 1:]):
+        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D (batch mode) tensor with "
+                           f"optional 0 dim batch size for input, but got:{list(input.shape)}")
+    if input.ndim == n + 1:
+        return input.unsqueeze(0), True
+    return input, False
+
+
+def _pool_size(size, k, s, p, d, ceil_mode):
+    """torch's pooling output size along one dim."""
+    span = size + 2 * p - d * (k - 1) - 1
+    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1  # the last window would start in the right padding
+    return out
+
+
+def _geometry(name, n, input, kernel_size, stride, padding, dilation, ceil_mode):
+    """Parse and check a pooling's arguments; returns (kernel, stride, pairs, dilation, out),
+    where pairs gives the (lo, hi) buffer padding that holds exactly the windows used."""
+    kernel = _tuple(kernel_size, n, "kernel_size", name)
+    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and not stride) \
+        else _tuple(stride, n, "stride", name)
+    padding = _tuple(padding, n, "padding", name)
+    dilation = _tuple(dilation, n, "dilation", name)
+    if any(s == 0 for s in stride):
+        raise RuntimeError("stride should not be zero")
+    for what, values in (("kernel size", kernel), ("stride", stride), ("dilation", dilation)):
+        if any(v <= 0 for v in values):
+            raise RuntimeError(f"{what} should be greater than zero, but got {what} "
+                               f"{list(values)}")
+    if any(p < 0 for p in padding):
+        raise RuntimeError(f"pad must be non-negative, but got pad: {list(padding)}")
+    for p, k, d in zip(padding, kernel, dilation):
+        if p > (d * (k - 1) + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    spatial = input.shape[2:]
+    out = tuple(_pool_size(*a, ceil_mode) for a in zip(spatial, kernel, stride, padding,
+                                                        dilation))
+    if any(o < 1 for o in out):
+        given = "x".join(map(str, input.shape[1:]))
+        calculated = "x".join(map(str, (input.shape[1],) + out))
+        raise RuntimeError(f"Given input size: ({given}). Calculated output size: "
+                           f"({calculated}). Output size is too small")
+    pairs = tuple((p, (o - 1) * s + d * (k - 1) + 1 - size - p)
+                  for size, k, s, p, d, o in zip(spatial, kernel, stride, padding, dilation, out))
+    return kernel, stride, pairs, dilation, out
+
+
+def _refuse_dtype(name, input, allowed):
+    if not allowed(input.dtype):
+        raise NotImplementedError(f"\"{name}\" not implemented for "
+                                  f"'{dt.scalar_name(input.dtype)}'")
+
+
+# ----------------------------------------------------------------------------------------------
+# max pooling
+
+
+def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode):
+    name = f"max_pool{n}d"
+    _refuse_dtype(name, input, lambda d: d is not dt.bool)
+    input, unbatched = _batched(input, n, name)
+    kernel, stride, pairs, dilation, _ = _geometry(name, n, input, kernel_size, stride, padding,
+                                                   dilation, ceil_mode)
+    values, indices = _max_pool(input, kernel=kernel, stride=stride, padding=pairs,
+                                dilation=dilation)
+    if unbatched:
+        return values.squeeze(0), indices.squeeze(0)
+    return values, indices
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+@export
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    result = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return result if return_indices else result[0]
+
+
+@export
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    result = _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return result if return_indices else result[0]
+
+
+@export
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    result = _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode)
+    return result if return_indices else result[0]
+
+
+export(max_pool1d_with_indices)
+
+
+# ----------------------------------------------------------------------------------------------
+# average pooling
+
+
+def _divisor(spatial, out, kernel, stride, padding, count_include_pad):
+    """torch's divisor per output position: the window's size clipped to the padded input
+    (count_include_pad) or to the input itself."""
+    total = np.ones((), dtype=np.int64)
+    for size, o, k, s, p in zip(spatial, out, kernel, stride, padding):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, size + p)
+        if not count_include_pad:
+            start, end = np.maximum(start, 0), np.minimum(end, size)
+        total = np.multiply.outer(total, end - start)
+    return total
+
+
+def _avg_poolnd(n, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override):
+    name = f"avg_pool{n}d"
+    _refuse_dtype("avg_pool2d" if n < 3 else name, input,
+                  lambda d: d.is_floating_point or d is dt.int64)
+    input, unbatched = _batched(input, n, name)
+    kernel, stride, pairs, _, out = _geometry(name, n, input, kernel_size, stride, padding, 1,
+                                              ceil_mode)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    sums = _window_sum(input, kernel=kernel, stride=stride, padding=pairs)
+    if divisor_override is not None:
+        divisor = divisor_override
+    else:
+        padding = tuple(lo for lo, _ in pairs)
+        divisor = _creation.tensor(_divisor(input.shape[2:], out, kernel, stride, padding,
+                                            count_include_pad),
+                                   dtype=input.dtype, device=input.device)
+    if input.dtype.is_floating_point:
+        result = sums / divisor
+    else:
+        result = sums.div(divisor, rounding_mode="trunc")  # C++ integer division
+    return result.squeeze(0) if unbatched else result
+
+
+@export
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    return _avg_poolnd(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       None)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _avg_poolnd(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    return _avg_poolnd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)
+
+
+# ----------------------------------------------------------------------------------------------
+# adaptive pooling
+
+
+def _adaptive_setup(name, n, input, output_size):
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got "
+                           f"{list(input.shape)}")
+    for d in range(input.ndim - n, input.ndim):
+        if input.shape[d] == 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {d} being empty")
+    _refuse_dtype(name, input, lambda d: d.is_floating_point)
+    if isinstance(output_size, (list, tuple)):
+        if len(output_size) != n:
+            raise RuntimeError(f"{name}: output_size must be {n}")
+    else:
+        output_size = (output_size,) * n
+    spatial = input.shape[-n:]
+    size = tuple(s if o is None else operator.index(o) for s, o in zip(spatial, output_size))
+    if any(o < 0 for o in size):
+        raise RuntimeError(f"{name}: elements of output_size must be greater than or equal to 0 "
+                           f"but received {list(size)}")
+    if input.ndim == n + 1:
+        return input.unsqueeze(0), True, size
+    return input, False, size
+
+
+def _adaptive_max(n, input, output_size):
+    name = f"adaptive_max_pool{n}d"
+    input, unbatched, size = _adaptive_setup(name, n, input, output_size)
+    values, indices = _adaptive_max_pool(input, output_size=size)
+    if unbatched:
+        return values.squeeze(0), indices.squeeze(0)
+    return values, indices
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(1, input, output_size)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(2, input, output_size)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _adaptive_max(3, input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    result = _adaptive_max(1, input, output_size)
+    return result if return_indices else result[0]
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    result = _adaptive_max(2, input, output_size)
+    return result if return_indices else result[0]
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    result = _adaptive_max(3, input, output_size)
+    return result if return_indices else result[0]
+
+
+def _adaptive_mean_along(x, axis, out):
+    """Average `x` over torch's adaptive windows along one axis: gather the windows as an
+    (out, longest) table, zero the repeated positions of short windows, sum, divide."""
+    size = x.shape[axis]
+    moved = x.movedim(axis, -1)
+    if size % out == 0:  # equal, disjoint windows: a free reshape
+        means = moved.unflatten(-1, (out, size // out)).mean(-1)
+        return means.movedim(-1, axis)
+    index, lengths = _adaptive_windows(size, out)
+    taps = moved[..., _creation.tensor(index, device=x.device)]
+    repeated = np.arange(index.shape[1]) >= lengths[:, None]
+    taps = taps.masked_fill(_creation.tensor(repeated, device=x.device), 0)
+    means = taps.sum(-1) / _creation.tensor(lengths, dtype=x.dtype, device=x.device)
+    return means.movedim(-1, axis)
+
+
+def _adaptive_avg(n, input, output_size):
+    input, unbatched, size = _adaptive_setup(f"adaptive_avg_pool{n}d", n, input, output_size)
+    out = input
+    for d, o in enumerate(size):
+        if o == 0:
+            shape = list(out.shape)
+            shape[2 + d] = 0
+            out = out.new_zeros(shape)
+        else:
+            out = _adaptive_mean_along(out, 2 + d, o)
+    return out.squeeze(0) if unbatched else out
+
+
+@export
+def adaptive_avg_pool1d(input, output_size):
+    if isinstance(output_size, (list, tuple)) and len(output_size) != 1:
+        raise RuntimeError(f"adaptive_avg_pool1d() argument 'output_size' should contain one "
+                           f"int (got {len(output_size)})")
+    return _adaptive_avg(1, input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _adaptive_avg(2, input, output_size)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_avg(3, input, output_size)
+
+
+# ----------------------------------------------------------------------------------------------
+# power-average pooling
+
+
+def _lp_poolnd(n, input, norm_type, kernel_size, stride, ceil_mode):
+    """(sum over each window of x^p)^(1/p), computed as torch does: an average pool of x^p
+    scaled back by the kernel area (with the same divisor, so partial ceil-mode windows match).
+    """
+    kernel = _tuple(kernel_size, n, "kernel_size", f"lp_pool{n}d")
+    means = _avg_poolnd(n, input.pow(norm_type), kernel_size, stride, 0, ceil_mode, True, None)
+    return (means.sign() * means.abs().relu()).mul(math.prod(kernel)).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_poolnd(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_poolnd(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_poolnd(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+# ----------------------------------------------------------------------------------------------
+# max unpooling
+
+
+def _unpool_size(n, input, kernel, stride, padding, output_size):
+    default = tuple((i - 1) * s + k - 2 * p
+                    for i, k, s, p in zip(input.shape[-n:], kernel, stride, padding))
+    if output_size is None:
+        return default
+    output_size = tuple(output_size)
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    elif len(output_size) == n + 1 and input.ndim == n + 1:
+        output_size = output_size[1:]
+    if len(output_size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, "
+                         f"but it has a length of '{len(output_size)}'")
+    for d, (want, base, s) in enumerate(zip(output_size, default, stride)):
+        if not base - s < want < base + s:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                             f"{base - s} and {base + s})")
+    return tuple(int(o) for o in output_size)
+
+
+def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
+    name = f"max_unpool{n}d"
+    kernel = _tuple(kernel_size, n, "kernel_size", name)
+    stride = kernel if stride is None else _tuple(stride, n, "stride", name)
+    padding = _tuple(padding, n, "padding", name)
+    if indices.dtype is not dt.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: "
+                           f"{dt.scalar_name(indices.dtype)}")
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    size = _unpool_size(n, input, kernel, stride, padding, output_size)
+    unbatched = input.ndim == n + 1
+    if unbatched:
+        input, indices = input.unsqueeze(0), indices.unsqueeze(0)
+    elif input.ndim != n + 2:
+        raise RuntimeError(f"{name}: Expected {n + 1}D or {n + 2}D tensor, but got "
+                           f"{list(input.shape)}")
+    if indices.numel():
+        low, high = int(indices.min()), int(indices.max())
+        bad = low if low < 0 else high
+        if low < 0 or high >= math.prod(size):
+            raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size "
+                               f"{'x'.join(map(str, size))})")
+    out = _max_unpool(input, indices, output_size=size)
+    return out.squeeze(0) if unbatched else out
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpoolnd(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)

@@ -1,0 +1,384 @@
+"""Recurrent layers: one op runs a whole layer in one direction over a (packed) sequence.
+
+    xw = input @ W_ih^T + b        one GEMM for every time step at once (done by the caller)
+    for each step t:  state = cell(xw[t] + state @ W_hh^T)      -- the op's kernel
+
+A Python loop over time through the dispatcher would record ~10 graph nodes per step; here the
+whole recurrence is one node whose kernel and backward work on raw arrays. The backward
+(`*_layer_backward`, backpropagation through time) walks the steps in reverse with one small
+GEMM per step and computes the weight gradients afterwards with one large GEMM over all steps.
+
+Double backward: with `create_graph=True` the rules do not call the raw-array backward.
+They replay the layer with ordinary ember ops (`_reference_*`, the readable statement of the
+math, step by step) and differentiate that replay, so higher-order gradients hold.
+
+Sequence layout. Rows are time-major and packed, as in `PackedSequence.data`: step t owns rows
+[offset_t, offset_t + batch_sizes[t]), and batch sizes never grow (sequences are sorted by
+length, longest first). A padded batch is the case where every batch size equals B. States
+live in an "extended" row space of N + B rows: row r < N holds the state after row r's step,
+rows N.. hold the initial state. `_plan` says, for each step in visiting order, which rows it
+writes and which rows hold its previous state -- so packed, padded, forward and reverse
+directions all run through the same loop.
+
+Gate orders are torch's: LSTM (i, f, g, o), GRU (r, z, n) with n = tanh(x_n + r * (h W_hn^T +
+b_hn)). Read next: `ember/nn/modules/rnn.py` (the modules), `ember/nn/utils/rnn.py` (packing).
+"""
+import functools
+
+from ..._tensor import Tensor
+from ...autograd import grad_mode
+from .._op import op
+
+__all__ = []
+
+
+# ----------------------------------------------------------------------------------------------
+# the step plan
+
+
+@functools.lru_cache(maxsize=512)
+def _plan(batch_sizes, reverse):
+    """(steps, last, n): steps = ((rows, prev), ...) in visiting order, where `rows` is the
+    slice a step writes and `prev` the slices (one or two) holding its previous state; `last`
+    the slices holding each sequence's final state, in batch order; n the number of rows."""
+    offsets = [0]
+    for size in batch_sizes:
+        offsets.append(offsets[-1] + size)
+    n = offsets[-1]
+    count = len(batch_sizes)
+    steps = []
+    for t in (range(count - 1, -1, -1) if reverse else range(count)):
+        size = batch_sizes[t]
+        rows = slice(offsets[t], offsets[t] + size)
+        if not reverse:  # the batch only shrinks: the previous step's first `size` rows
+            before = offsets[t - 1] if t else n
+            prev = (slice(before, before + size),)
+        else:  # the batch only grows: last step's rows, then newly starting sequences
+            known = batch_sizes[t + 1] if t + 1 < count else 0
+            prev = tuple(p for p in (slice(offsets[t + 1], offsets[t + 1] + known) if known
+                                     else None, slice(n + known, n + size) if size > known
+                                     else None) if p is not None)
+        steps.append((rows, prev))
+    if reverse:  # every sequence ends at t = 0
+        last = (slice(0, batch_sizes[0]),) if count else ()
+    else:  # sequences [batch_sizes[t+1], batch_sizes[t]) end at step t
+        ends = list(batch_sizes[1:]) + [0]
+        last = tuple(slice(offsets[t] + ends[t], offsets[t] + batch_sizes[t])
+                     for t in range(count - 1, -1, -1) if batch_sizes[t] > ends[t])
+    return tuple(steps), last, n
+
+
+def _gather(xp, ext, pieces):
+    if len(pieces) == 1:
+        return ext[pieces[0]]
+    return xp.concatenate([ext[p] for p in pieces])
+
+
+def _scatter_add(ext, pieces, values):
+    start = 0
+    for p in pieces:
+        stop = start + p.stop - p.start
+        ext[p] += values[start:stop]
+        start = stop
+
+
+def _extended(xp, n, init):
+    """An (n + B, H) state buffer whose last B rows are the initial state."""
+    ext = xp.empty((n + init.shape[0], init.shape[1]), dtype=init.dtype)
+    ext[n:] = init
+    return ext
+
+
+def _final(xp, ext, last):
+    return _gather(xp, ext, last).copy()
+
+
+def _sigmoid_(xp, a):
+    """In place: sigmoid(a) = (tanh(a/2) + 1) / 2, which never overflows."""
+    a *= 0.5
+    xp.tanh(a, out=a)
+    a *= 0.5
+    a += 0.5
+    return a
+
+
+# ----------------------------------------------------------------------------------------------
+# LSTM: c' = f * c + i * g,  h' = o * tanh(c')  (then h' @ W_hr^T with a projection)
+
+
+@op("same", name="lstm_layer", node_name="LstmBackward0")
+def _lstm_layer(xp, xw, h0, c0, w_hh, w_hr, *, batch_sizes, reverse):
+    """Outputs: h for every row, final h, final c, and for the backward the activated gates
+    (i, f, g, o) of every row and the cell states in the extended row space."""
+    steps, last, n = _plan(batch_sizes, reverse)
+    hidden = c0.shape[1]
+    h_ext = _extended(xp, n, h0)
+    c_ext = _extended(xp, n, c0)
+    acts = xp.empty_like(xw)
+    w_hh_t = w_hh.T
+    for rows, prev in steps:
+        gates = acts[rows]
+        xp.matmul(_gather(xp, h_ext, prev), w_hh_t, out=gates)
+        gates += xw[rows]
+        _sigmoid_(xp, gates[:, :2 * hidden])
+        _sigmoid_(xp, gates[:, 3 * hidden:])
+        xp.tanh(gates[:, 2 * hidden:3 * hidden], out=gates[:, 2 * hidden:3 * hidden])
+        i, f, g, o = (gates[:, k * hidden:(k + 1) * hidden] for k in range(4))
+        c = c_ext[rows]
+        xp.multiply(f, _gather(xp, c_ext, prev), out=c)
+        c += i * g
+        h = o * xp.tanh(c)
+        h_ext[rows] = h if w_hr is None else h @ w_hr.T
+    return h_ext[:n], _final(xp, h_ext, last), _final(xp, c_ext, last), acts, c_ext
+
+
+@_lstm_layer.grad
+def _lstm_layer(g, xw, h0, c0, w_hh, w_hr, out, batch_sizes, reverse):
+    g_out, g_hn, g_cn = g[:3]  # the gradients of the workspace outputs are never used
+    if grad_mode.is_grad_enabled():
+        return _replay_vjp(_reference_lstm, (xw, h0, c0, w_hh, w_hr), (g_out, g_hn, g_cn),
+                           batch_sizes, reverse)
+    grads = _lstm_layer_backward(g_out, g_hn, g_cn, h0, w_hh, w_hr, out[0], out[3], out[4],
+                                 batch_sizes=batch_sizes, reverse=reverse)
+    return grads if w_hr is not None else grads + (None,)
+
+
+@op("same", name="lstm_layer_backward")
+def _lstm_layer_backward(xp, g_out, g_hn, g_cn, h0, w_hh, w_hr, hs, acts, c_ext, *,
+                         batch_sizes, reverse):
+    """Backpropagation through time -> (d xw, d h0, d c0, d W_hh[, d W_hr])."""
+    steps, last, n = _plan(batch_sizes, reverse)
+    hidden = c_ext.shape[1]
+    dh_ext = _extended(xp, n, xp.zeros_like(h0))  # row r: dLoss/dh_r, complete when r is visited
+    dh_ext[:n] = g_out
+    _scatter_add(dh_ext, last, g_hn)
+    dc_ext = xp.zeros_like(c_ext)
+    _scatter_add(dc_ext, last, g_cn)
+    tanh_c = xp.tanh(c_ext[:n])
+    d_gates = xp.empty_like(acts)
+    for rows, prev in reversed(steps):
+        i, f, g, o = (acts[rows, k * hidden:(k + 1) * hidden] for k in range(4))
+        tc = tanh_c[rows]
+        dh = dh_ext[rows] if w_hr is None else dh_ext[rows] @ w_hr
+        dc = dh * o * (1 - tc * tc) + dc_ext[rows]
+        d = d_gates[rows]
+        xp.multiply(dc * g, i * (1 - i), out=d[:, :hidden])
+        xp.multiply(dc * _gather(xp, c_ext, prev), f * (1 - f), out=d[:, hidden:2 * hidden])
+        xp.multiply(dc * i, 1 - g * g, out=d[:, 2 * hidden:3 * hidden])
+        xp.multiply(dh * tc, o * (1 - o), out=d[:, 3 * hidden:])
+        _scatter_add(dh_ext, prev, d @ w_hh)
+        _scatter_add(dc_ext, prev, dc * f)
+    grads = (d_gates, dh_ext[n:], dc_ext[n:], d_gates.T @ _previous(xp, hs, h0, steps))
+    if w_hr is not None:  # h_r = (o * tanh c)_r @ W_hr^T, so dW_hr = sum_r dh_r^T (o tanh c)_r
+        grads += (dh_ext[:n].T @ (acts[:, 3 * hidden:] * tanh_c),)
+    return grads
+
+
+def _previous(xp, hs, h0, steps):
+    """Row r: the state that row r's step started from (for the W_hh gradient)."""
+    ext = xp.concatenate([hs, h0])
+    prev_all = xp.empty_like(hs)
+    for rows, prev in steps:
+        prev_all[rows] = _gather(xp, ext, prev)
+    return prev_all
+
+
+# ----------------------------------------------------------------------------------------------
+# GRU: r, z = sigmoid(x_rz + h W_rz^T + b_rz),  n = tanh(x_n + r * (h W_n^T + b_n)),
+#      h' = (1 - z) * n + z * h
+
+
+@op("same", name="gru_layer", node_name="GruBackward0")
+def _gru_layer(xp, xw, h0, w_hh, b_hh, *, batch_sizes, reverse):
+    """Outputs: h for every row, final h, and for the backward the gates (r, z, n) of every
+    row and the hidden part of the n gate (h W_n^T + b_n)."""
+    steps, last, n = _plan(batch_sizes, reverse)
+    hidden = h0.shape[1]
+    h_ext = _extended(xp, n, h0)
+    acts = xp.empty_like(xw)
+    hidden_n = xp.empty((n, hidden), dtype=xw.dtype)
+    w_hh_t = w_hh.T
+    for rows, prev in steps:
+        h_prev = _gather(xp, h_ext, prev)
+        hh = h_prev @ w_hh_t
+        if b_hh is not None:
+            hh += b_hh
+        gates = acts[rows]
+        xp.add(xw[rows, :2 * hidden], hh[:, :2 * hidden], out=gates[:, :2 * hidden])
+        _sigmoid_(xp, gates[:, :2 * hidden])
+        hidden_n[rows] = hh[:, 2 * hidden:]
+        r, z, new = (gates[:, k * hidden:(k + 1) * hidden] for k in range(3))
+        xp.multiply(r, hh[:, 2 * hidden:], out=new)
+        new += xw[rows, 2 * hidden:]
+        xp.tanh(new, out=new)
+        h_ext[rows] = new + z * (h_prev - new)
+    return h_ext[:n], _final(xp, h_ext, last), acts, hidden_n
+
+
+@_gru_layer.grad
+def _gru_layer(g, xw, h0, w_hh, b_hh, out, batch_sizes, reverse):
+    g_out, g_hn = g[:2]
+    if grad_mode.is_grad_enabled():
+        return _replay_vjp(_reference_gru, (xw, h0, w_hh, b_hh), (g_out, g_hn), batch_sizes,
+                           reverse)
+    grads = _gru_layer_backward(g_out, g_hn, h0, w_hh, out[0], out[2], out[3],
+                                batch_sizes=batch_sizes, reverse=reverse)
+    return grads if b_hh is not None else grads[:3] + (None,)
+
+
+@op("same", name="gru_layer_backward")
+def _gru_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, acts, hidden_n, *, batch_sizes,
+                        reverse):
+    """Backpropagation through time -> (d xw, d h0, d W_hh, d b_hh)."""
+    steps, last, n = _plan(batch_sizes, reverse)
+    hidden = h0.shape[1]
+    dh_ext = _extended(xp, n, xp.zeros_like(h0))
+    dh_ext[:n] = g_out
+    _scatter_add(dh_ext, last, g_hn)
+    h_prev_all = _previous(xp, hs, h0, steps)
+    d_xw = xp.empty_like(acts)
+    d_hh = xp.empty_like(acts)  # the gradient of h W_hh^T + b_hh
+    for rows, prev in reversed(steps):
+        r, z, new = (acts[rows, k * hidden:(k + 1) * hidden] for k in range(3))
+        dh = dh_ext[rows]
+        d_new = dh * (1 - z) * (1 - new * new)
+        d = d_xw[rows]
+        xp.multiply(d_new * hidden_n[rows], r * (1 - r), out=d[:, :hidden])
+        xp.multiply(dh * (h_prev_all[rows] - new), z * (1 - z), out=d[:, hidden:2 * hidden])
+        d[:, 2 * hidden:] = d_new
+        dhh = d_hh[rows]
+        dhh[:, :2 * hidden] = d[:, :2 * hidden]
+        xp.multiply(d_new, r, out=dhh[:, 2 * hidden:])
+        _scatter_add(dh_ext, prev, dh * z + dhh @ w_hh)
+    return d_xw, dh_ext[n:], d_hh.T @ h_prev_all, d_hh.sum(0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Elman RNN: h' = tanh(x + h W_hh^T)  or  relu(...)   (both biases are folded into x)
+
+
+@op("same", name="rnn_layer", node_name="RnnBackward0")
+def _rnn_layer(xp, xw, h0, w_hh, *, batch_sizes, reverse, nonlinearity):
+    steps, last, n = _plan(batch_sizes, reverse)
+    h_ext = _extended(xp, n, h0)
+    w_hh_t = w_hh.T
+    for rows, prev in steps:
+        h = h_ext[rows]
+        xp.matmul(_gather(xp, h_ext, prev), w_hh_t, out=h)
+        h += xw[rows]
+        if nonlinearity == "tanh":
+            xp.tanh(h, out=h)
+        else:
+            xp.maximum(h, 0, out=h)
+    return h_ext[:n], _final(xp, h_ext, last)
+
+
+@_rnn_layer.grad
+def _rnn_layer(g, xw, h0, w_hh, out, batch_sizes, reverse, nonlinearity):
+    g_out, g_hn = g
+    if grad_mode.is_grad_enabled():
+        return _replay_vjp(functools.partial(_reference_rnn, nonlinearity=nonlinearity),
+                           (xw, h0, w_hh), (g_out, g_hn), batch_sizes, reverse)
+    return _rnn_layer_backward(g_out, g_hn, h0, w_hh, out[0], batch_sizes=batch_sizes,
+                               reverse=reverse, nonlinearity=nonlinearity)
+
+
+@op("same", name="rnn_layer_backward")
+def _rnn_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, *, batch_sizes, reverse,
+                        nonlinearity):
+    """Backpropagation through time -> (d xw, d h0, d W_hh)."""
+    steps, last, n = _plan(batch_sizes, reverse)
+    dh_ext = _extended(xp, n, xp.zeros_like(h0))
+    dh_ext[:n] = g_out
+    _scatter_add(dh_ext, last, g_hn)
+    d_xw = xp.empty_like(hs)
+    for rows, prev in reversed(steps):
+        h = hs[rows]
+        d = d_xw[rows]
+        if nonlinearity == "tanh":
+            xp.multiply(dh_ext[rows], 1 - h * h, out=d)
+        else:
+            xp.multiply(dh_ext[rows], h > 0, out=d)
+        _scatter_add(dh_ext, prev, d @ w_hh)
+    return d_xw, dh_ext[n:], d_xw.T @ _previous(xp, hs, h0, steps)
+
+
+# ----------------------------------------------------------------------------------------------
+# the reference: the same recurrences with ember ops, for double backward
+
+
+def _replay_vjp(reference, inputs, grads, batch_sizes, reverse):
+    """The vector-Jacobian product of `reference(*inputs)`, itself differentiable."""
+    from ...autograd import grad
+
+    wanted = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    outputs = reference(*inputs, batch_sizes=batch_sizes, reverse=reverse)
+    found = iter(grad(outputs, wanted, grads, create_graph=True, allow_unused=True))
+    return tuple(next(found) if isinstance(x, Tensor) and x.requires_grad else None
+                 for x in inputs)
+
+
+def _recur(step, xw, initial, batch_sizes, reverse):
+    """Run `step(xw_rows, states) -> states` over the packed rows; states[0] is the output.
+
+    Returns (output rows, final states). Sequences end (forward) or start (reverse) where the
+    batch size changes, so the running states are cut or extended there."""
+    from ..shape import cat
+
+    offsets = [0]
+    for size in batch_sizes:
+        offsets.append(offsets[-1] + size)
+    outputs = [None] * len(batch_sizes)
+    ended = []  # states of sequences that finished early, latest rows first
+    states = None
+    for t in (range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))):
+        size = batch_sizes[t]
+        if states is None:
+            states = [s[:size] for s in initial]
+        elif states[0].shape[0] > size:
+            ended.append([s[size:] for s in states])
+            states = [s[:size] for s in states]
+        elif states[0].shape[0] < size:
+            states = [cat([s, s0[s.shape[0]:size]]) for s, s0 in zip(states, initial)]
+        states = step(xw[offsets[t]:offsets[t + 1]], states)
+        outputs[t] = states[0]
+    ended.append(states)
+    finals = [cat([e[k] for e in reversed(ended)]) if len(ended) > 1 else states[k]
+              for k in range(len(states))]
+    return cat(outputs), finals
+
+
+def _reference_lstm(xw, h0, c0, w_hh, w_hr, *, batch_sizes, reverse):
+    def step(x, states):
+        h, c = states
+        i, f, g, o = (x + h @ w_hh.mT).chunk(4, 1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        return [h if w_hr is None else h @ w_hr.mT, c]
+
+    out, (h_n, c_n) = _recur(step, xw, [h0, c0], batch_sizes, reverse)
+    return out, h_n, c_n
+
+
+def _reference_gru(xw, h0, w_hh, b_hh, *, batch_sizes, reverse):
+    def step(x, states):
+        (h,) = states
+        hh = h @ w_hh.mT if b_hh is None else h @ w_hh.mT + b_hh
+        x_r, x_z, x_n = x.chunk(3, 1)
+        h_r, h_z, h_n = hh.chunk(3, 1)
+        r = (x_r + h_r).sigmoid()
+        z = (x_z + h_z).sigmoid()
+        new = (x_n + r * h_n).tanh()
+        return [(1 - z) * new + z * h]
+
+    out, (h_n,) = _recur(step, xw, [h0], batch_sizes, reverse)
+    return out, h_n
+
+
+def _reference_rnn(xw, h0, w_hh, *, batch_sizes, reverse, nonlinearity):
+    def step(x, states):
+        pre = x + states[0] @ w_hh.mT
+        return [pre.tanh() if nonlinearity == "tanh" else pre.relu()]
+
+    out, (h_n,) = _recur(step, xw, [h0], batch_sizes, reverse)
+    return out, h_n

@@ -1,0 +1,40 @@
+"""Rows for ember/ops/nn/padding.py, pool.py and sampling.py (more in tests/test_nn_pool.py,
+test_nn_padding.py and test_nn_sampling.py)."""
+from ._spec import Spec, T
+
+F = "nn.functional"
+
+
+def _f(m):
+    return m.nn.functional
+
+
+def _avg_pool_grad(m, x):
+    """d(sum(avg_pool(x)^2))/dx with create_graph: runs window_sum_backward as a forward op."""
+    y = _f(m).avg_pool2d(x, 3, 2, 1, ceil_mode=True)
+    (gx,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
+    return gx
+
+
+SPECS = [
+    Spec("constant_pad_nd", lambda m, x: _f(m).pad(x, (1, 2, -1, 0), value=0.5),
+         [(T(2, 3, 4),), (T(3, 4, t=True),), (T(0, 3, 2),), (T(2, 3, 4, dtype="float64"),)]),
+    Spec("max_pool", lambda m, x: _f(m).max_pool2d(x, 3, 2, 1, ceil_mode=True,
+                                                   return_indices=True),
+         [(T(2, 3, 6, 7),), (T(3, 5, 5),), (T(0, 2, 4, 4),), (T(1, 2, 5, 4, t=True),)]),
+    Spec("max_pool1d_dilated", lambda m, x: _f(m).max_pool1d(x, 2, 1, 1, dilation=2),
+         [(T(2, 3, 7),)], ops=["max_pool"]),
+    Spec("adaptive_max_pool", lambda m, x: _f(m).adaptive_max_pool2d(x, (3, 2),
+                                                                     return_indices=True),
+         [(T(2, 3, 7, 5),), (T(3, 4, 4),), (T(0, 2, 4, 4),)]),
+    Spec("window_sum", lambda m, x: _f(m).avg_pool2d(x, 3, 2, 1, ceil_mode=True,
+                                                     count_include_pad=False),
+         [(T(2, 3, 6, 7),), (T(3, 5, 5),), (T(2, 2, 5, 4, t=True),)]),
+    Spec("window_sum_backward", _avg_pool_grad, [(T(1, 2, 5, 6, dtype="float64"),)]),
+    Spec("max_unpool", lambda m, x: _f(m).max_unpool2d(*_f(m).max_pool2d(
+        x, 2, return_indices=True), 2, output_size=(5, 7)), [(T(2, 3, 5, 7),)]),
+    Spec("im2col", lambda m, x: _f(m).unfold(x, (2, 3), dilation=(2, 1), padding=1, stride=2),
+         [(T(2, 3, 5, 6),), (T(3, 4, 4),)]),
+    Spec("col2im", lambda m, x: _f(m).fold(x, (4, 5), 2, padding=1, stride=(1, 2)),
+         [(T(2, 12, 15),), (T(8, 15),)]),
+]
