@@ -560,7 +560,8 @@ def poisson(input, generator=None):
 
 def _fill_(self, values):
     """Write `values` (a host array of self's shape) into self, as any in-place op would."""
-    return self.copy_(from_numpy(np.ascontiguousarray(values)))
+    # np.require, not np.ascontiguousarray: the latter turns a 0-d array into shape (1,)
+    return self.copy_(from_numpy(np.require(np.asarray(values), requirements="C")))
 
 
 @export(function=False, method=True)

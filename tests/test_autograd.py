@@ -321,8 +321,6 @@ def test_enable_grad_inside_a_disabled_region(mode):
     on_both(run)
 
 
-@pytest.mark.xfail(strict=True, reason="ember's dispatch reads only the grad flag: enable_grad "
-                                       "inside inference_mode records a graph, torch's does not")
 def test_enable_grad_inside_inference_mode():
     def run(m):
         x = leaf(m)

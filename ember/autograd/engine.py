@@ -24,6 +24,7 @@ from .graph import AccumulateGrad, edge_of
 __all__ = ["backward", "grad"]
 
 _grad = grad_mode.state
+_observer = None  # set while a profiler or explain() listens (see _instrument.py)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -249,7 +250,7 @@ def _apply(node, grads, buffers, needed, retain_graph):
             replaced = hook(tuple(grads))
             if replaced is not None:
                 grads = list(replaced)
-    in_grads = node.apply(grads)
+    in_grads = node.apply(grads) if _observer is None else _observer(node, grads)
     if type(in_grads) is not tuple:
         in_grads = tuple(in_grads) if isinstance(in_grads, list) else (in_grads,)
     if node._post_hooks:

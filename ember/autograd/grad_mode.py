@@ -86,7 +86,9 @@ class enable_grad(_GradModeContext):
         pass
 
     def _enter(self):
-        state.grad_enabled = True
+        # inside inference_mode nothing is recorded, even here (tensors made there are
+        # "inference tensors" in torch, which never join a graph)
+        state.grad_enabled = not state.inference
 
 
 class set_grad_enabled(_GradModeContext):

@@ -14,3 +14,4 @@ from ..ops.nn.embedding import *  # noqa: F401,F403
 from ..ops.nn.norm import *  # noqa: F401,F403
 from ..ops.nn.distance import *  # noqa: F401,F403
 from ..ops.nn.loss import *  # noqa: F401,F403
+from ..ops.nn.attention import *  # noqa: F401,F403

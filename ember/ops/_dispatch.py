@@ -26,10 +26,13 @@ _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING,
                     np.int64: dt.INTEGER, np.int32: dt.INTEGER}
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
+_observer = None  # set while a profiler or FLOP counter listens (autograd/_instrument.py)
 
 
 def call(op, *args, **attrs):
     """`op(*args, **attrs)`: run `op` on tensors and Python scalars (this is `Op.__call__`)."""
+    if _observer is not None:
+        return _observer(op, args, attrs, None)
     # device: the common device of the tensor arguments (0-d CPU tensors may join any device)
     device = None
     first = None
@@ -98,6 +101,8 @@ def _check_same_device(device, x):
 
 def dispatch_inplace(op, self, args, attrs):
     """Run `op(self, *args)` and write the result into self's memory."""
+    if _observer is not None:
+        return _observer(op, args, attrs, self)
     inputs = (self,) + args
     recording = _grad.grad_enabled and op.rule is not None and _any_requires_grad(inputs)
     if _grad.grad_enabled:

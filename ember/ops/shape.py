@@ -279,9 +279,10 @@ def t(input):
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{input.ndim}D")
-    if input.ndim < 2:
-        return _permute(input, dims=tuple(range(input.ndim)))
-    return _transpose(input, dim0=0, dim1=1)
+    return _t(input)
+
+
+_t = defop("t", "none", lambda xp, a: a.T, lambda g: (g.t(),), view=True, node_name="TBackward0")
 
 
 @export(method=True)

@@ -237,3 +237,5 @@ SPECS = [
                                      (a * 1).swapaxes_(1, 0)),
          [(T(2, 3),)], ops=["transpose", "unsqueeze", "squeeze"]),
 ]
+
+SPECS += [Spec("t", lambda m, a: a.t(), [(T(2, 3),), (T(3),), (T(),), (T(3, 2, t=True),)])]

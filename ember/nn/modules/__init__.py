@@ -29,3 +29,13 @@ from .flatten import Flatten, Unflatten  # noqa: F401
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: F401
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm  # noqa: F401
 from .sparse import Embedding, EmbeddingBag  # noqa: F401
+from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss,  # noqa: F401
+                   CTCLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,
+                   MarginRankingLoss, MSELoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                   MultiMarginLoss, NLLLoss, NLLLoss2d, PoissonNLLLoss, SmoothL1Loss,
+                   SoftMarginLoss, TripletMarginLoss, TripletMarginWithDistanceLoss)
+from .activation import MultiheadAttention  # noqa: F401
+from .linear import NonDynamicallyQuantizableLinear  # noqa: F401
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,  # noqa: F401
+                          TransformerEncoder, TransformerEncoderLayer)

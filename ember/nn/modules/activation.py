@@ -363,3 +363,130 @@ class Softmax2d(Module):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D "
                              "instead")
         return F.softmax(input, -3, _stacklevel=_STACKLEVEL)
+
+
+# ----------------------------------------------------------------------------------------------
+# multi-head attention (torch keeps it in this module: torch.nn.modules.activation)
+
+
+class MultiheadAttention(Module):
+    """Multi-head attention with torch's parameters: in_proj_weight (3E, E) and in_proj_bias
+    (3E), or q/k/v_proj_weight when kdim / vdim differ from embed_dim; out_proj; optional
+    bias_k / bias_v (1, 1, E). Inputs are (L, N, E) (or (N, L, E) with batch_first) or
+    unbatched (L, E); forward returns (output, weights averaged over heads or per head, or
+    None with need_weights=False). See F.multi_head_attention_forward for the masks."""
+
+    __constants__ = ["batch_first"]
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
+                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
+                 dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got "
+                             f"embed_dim={embed_dim} and num_heads={num_heads} instead")
+        from .linear import NonDynamicallyQuantizableLinear
+
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+
+        def param(*shape):
+            return Parameter(_creation.empty(shape, device=device, dtype=dtype))
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = param(3 * embed_dim, embed_dim)
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = param(embed_dim, embed_dim)
+            self.k_proj_weight = param(embed_dim, self.kdim)
+            self.v_proj_weight = param(embed_dim, self.vdim)
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = param(3 * embed_dim)
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias,
+                                                        device=device, dtype=dtype)
+        if add_bias_kv:
+            self.bias_k = param(1, 1, embed_dim)
+            self.bias_v = param(1, 1, embed_dim)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        """xavier_uniform_ projections, zero biases, xavier_normal_ bias_k / bias_v."""
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for weight in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        for extra in (self.bias_k, self.bias_v):
+            if extra is not None:
+                init.xavier_normal_(extra)
+
+    def __setstate__(self, state):
+        state.setdefault("_qkv_same_embed_dim", True)
+        super().__setstate__(state)
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
+                attn_mask=None, average_attn_weights=True, is_causal=False):
+        from ...ops.nn import attention
+
+        batched = query.dim() == 3
+        key_padding_mask = attention._canonical_mask(
+            key_padding_mask, "key_padding_mask", attention._none_or_dtype(attn_mask),
+            "attn_mask", query.dtype)
+        attn_mask = attention._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype,
+                                              check_other=False)
+        if self.batch_first and batched:  # keep `query is key is value` for self-attention
+            same_kv = key is value
+            same_qk = query is key
+            query = query.transpose(1, 0)
+            key = query if same_qk else key.transpose(1, 0)
+            value = key if same_kv else value.transpose(1, 0)
+        separate = not self._qkv_same_embed_dim
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight,
+            self.in_proj_bias, self.bias_k, self.bias_v, self.add_zero_attn, self.dropout,
+            self.out_proj.weight, self.out_proj.bias, training=self.training,
+            key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if self.batch_first and batched:
+            out = out.transpose(1, 0)
+        return out, weights
+
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """(merged additive mask of shape (N, heads, L, L), mask type: 1 padding, 2 both)."""
+        merged, mask_type = None, None
+        if key_padding_mask is not None:
+            merged, mask_type = key_padding_mask, 1
+        if attn_mask is not None:
+            batch, seq_len, _ = query.shape
+            mask_type = 2
+            if attn_mask.dim() == 3:
+                merged = attn_mask.view(batch, -1, seq_len, seq_len)
+            else:
+                merged = attn_mask.view(1, 1, seq_len, seq_len).expand(batch, self.num_heads,
+                                                                        -1, -1)
+            if key_padding_mask is not None:
+                merged = merged + key_padding_mask.view(batch, 1, 1, seq_len).expand(
+                    -1, self.num_heads, -1, -1)
+        return merged, mask_type
+
+
+__all__.append("MultiheadAttention")

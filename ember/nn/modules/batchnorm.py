@@ -84,7 +84,7 @@ class _NormBase(Module):
                 f"track_running_stats={self.track_running_stats}")
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs, assign=False):
+                              unexpected_keys, error_msgs):
         version = local_metadata.get("version", None)
         key = prefix + "num_batches_tracked"
         if (version is None or version < 2) and self.track_running_stats and \
@@ -93,7 +93,7 @@ class _NormBase(Module):
             state_dict[key] = self.num_batches_tracked if self.num_batches_tracked is not None \
                 else _creation.tensor(0, dtype=dt.int64)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs, assign=assign)
+                                      unexpected_keys, error_msgs)
 
 
 class _BatchNorm(_NormBase):

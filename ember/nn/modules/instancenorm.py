@@ -35,7 +35,7 @@ class _InstanceNorm(_NormBase):
                                self.momentum if self.momentum is not None else 0.0, self.eps)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs, assign=False):
+                              unexpected_keys, error_msgs):
         version = local_metadata.get("version", None)
         # checkpoints older than version 1 stored running stats even without tracking
         if version is None and not self.track_running_stats:
@@ -54,7 +54,7 @@ class _InstanceNorm(_NormBase):
                 for key in stale:
                     state_dict.pop(key)
         super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs, assign=assign)
+                                      unexpected_keys, error_msgs)
 
     def forward(self, input):
         self._check_input_dim(input)

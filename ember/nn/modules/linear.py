@@ -10,7 +10,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "Bilinear"]
 
 
 class Identity(Module):
@@ -57,6 +57,11 @@ class Linear(Module):
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A plain Linear under its own name: MultiheadAttention.out_proj has this class in torch,
+    so pickled torch models name it."""
 
 
 class Bilinear(Module):

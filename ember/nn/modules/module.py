@@ -27,10 +27,13 @@ from ...autograd.grad_mode import no_grad
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
 from . import _hooks
-from ._hooks import (register_module_backward_hook,  # noqa: F401 (torch's public names here)
-                     register_module_forward_hook, register_module_forward_pre_hook,
-                     register_module_full_backward_hook,
-                     register_module_full_backward_pre_hook)
+from ._hooks import (  # noqa: F401 (torch's public names here)
+    register_module_backward_hook,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+)
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_hook", "register_module_full_backward_pre_hook",

@@ -7,6 +7,7 @@ module's `__all__`), which `ember/nn/functional.py` re-exports.
     conv.py        conv1d/2d/3d and transposed convolutions (im2col + GEMM)
     padding.py     pad (constant, reflect, replicate, circular)
     pool.py        max/avg/adaptive/lp pooling, max_unpool (strided window views)
+    attention.py   scaled_dot_product_attention, multi_head_attention_forward
     rnn.py         the recurrence of RNN / LSTM / GRU layers (one op per layer and direction)
     sampling.py    interpolate, grid_sample, affine_grid, pixel/channel shuffle, fold/unfold
     activation.py  relu ... gelu, silu, prelu, glu, softmax, log_softmax, softmin
@@ -19,5 +20,5 @@ module's `__all__`), which `ember/nn/functional.py` re-exports.
 from . import conv, linear  # noqa: F401
 from . import padding, pool, sampling  # noqa: F401
 from . import activation, dropout, embedding, norm  # noqa: F401
-from . import rnn  # noqa: F401
+from . import attention, rnn  # noqa: F401
 from . import distance, loss  # noqa: F401

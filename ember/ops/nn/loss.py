@@ -38,7 +38,7 @@ from ... import _creation
 from ... import _dtype as dt
 from ...autograd import grad_mode
 from .._op import op
-from ..pointwise import minimum, where, xlogy
+from ..pointwise import where
 from ..shape import broadcast_shapes, broadcast_tensors, cat, stack
 from .distance import pairwise_distance
 
@@ -310,7 +310,8 @@ def _spread_raw(xp, g, w, reduction):
     """The upstream gradient of a reduced loss, per position (the adjoint of the above)."""
     if reduction == "none":
         return g
-    return xp.broadcast_to(g if reduction == "sum" else g / w.sum(), w.shape)
+    with _quiet(xp):
+        return xp.broadcast_to(g if reduction == "sum" else g / w.sum(), w.shape)
 
 
 # the same on Tensors (inside rules, so that they stay differentiable)
@@ -604,7 +605,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _refuse_grad("binary_cross_entropy_with_logits", "weight", weight)
     _refuse_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     loss = _bce_with_logits(input, target, pos_weight)
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    if weight is not None:
+        loss = loss * weight
+    if loss.dtype is not target.dtype:  # torch accumulates in place into a target-typed buffer
+        loss = loss.to(target.dtype)
+    return _reduce(loss, reduction)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -647,7 +652,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        loss = xlogy(target, target) - target * input  # 0 log 0 = 0, as the definition wants
+        loss = target.xlogy(target) - target * input  # 0 log 0 = 0, as the definition wants
     reduced = _reduce(loss, applied)
     if reduction == "batchmean" and input.ndim != 0:
         reduced = reduced / input.shape[0]
@@ -859,7 +864,7 @@ def _triplet(anchor, positive, negative, distance, margin, swap, reduction):
     d_pos = distance(anchor, positive)
     d_neg = distance(anchor, negative)
     if swap:
-        d_neg = minimum(d_neg, distance(positive, negative))
+        d_neg = d_neg.minimum(distance(positive, negative))
     return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 

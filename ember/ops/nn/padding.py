@@ -104,7 +104,8 @@ def _check_non_constant(input, pairs, mode):
             raise RuntimeError(f"Argument #{argument}: Padding size should be less than the "
                                f"corresponding input dimension, but got: padding ({lo}, {hi}) "
                                f"at dimension {lead + k} of input {list(input.shape)}")
-        if mode == "circular" and (lo > s or hi > s):
+        kept = s - max(-lo, 0) - max(-hi, 0)  # circular wraps what cropping leaves
+        if mode == "circular" and (lo > min(s, kept) or hi > min(s, kept)):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if out < 0 or (out == 0 and dims == 1 and mode != "circular"):
             raise RuntimeError(f"input (size {s} at dimension {lead + k}) is too small for "
