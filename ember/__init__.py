@@ -62,6 +62,6 @@ _publish_ops()
 from . import linalg  # noqa: E402  (the torch.linalg namespace)
 _bind_tensor_methods()
 
-from . import nn, optim  # noqa: E402  (they build on the full tensor API)
+from . import nn, optim, profiler  # noqa: E402  (they build on the full tensor API)
 
 __version__ = "0.1.0"

@@ -223,6 +223,7 @@ def test_torch_level_names():
                lambda m, a: m.nn.functional.tanh(a), lambda m, a: m.nn.functional.sigmoid(a)]:
         check(fn, [x])
     for fn in [lambda m, a: m.selu_(a * 1), lambda m, a: m.celu_(a * 1, 2.0),
+               lambda m, a: m.relu_(a * 1),
                lambda m, a: m.threshold_(a * 1, 0.0, -1.0), lambda m, a: m.rrelu_(a * 1)]:
         check(fn, [x])
 
@@ -257,7 +258,8 @@ def test_integer_inputs_where_torch_accepts_them():
     for fn in [lambda m, a: m.nn.functional.relu(a), lambda m, a: m.nn.functional.relu6(a * 3),
                lambda m, a: m.nn.functional.hardtanh(a, -1.5, 2.5),
                lambda m, a: m.nn.functional.threshold(a, 0.5, 2.5),
-               lambda m, a: m.nn.functional.softsign(a), lambda m, a: m.nn.functional.tanhshrink(a)]:
+               lambda m, a: m.nn.functional.softsign(a),
+               lambda m, a: m.nn.functional.tanhshrink(a)]:
         check(fn, [ints], grad=False)
 
 

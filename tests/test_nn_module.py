@@ -24,27 +24,41 @@ def _is_tensor(x):
     return hasattr(x, "detach") and hasattr(x, "dtype") and hasattr(x, "shape")
 
 
-def normalize(x, digits=5):
-    """A library-independent description of a result."""
+def normalize(x):
+    """A library-independent description of a result (floats kept exact; `matches` compares
+    them with a tolerance)."""
     if _is_tensor(x):
-        values = np.asarray(x.detach().cpu().double().numpy() if x.is_floating_point()
-                            else x.detach().cpu().numpy())
-        if values.dtype.kind == "f":
-            values = np.round(values, digits)
+        values = x.detach().cpu()
+        values = values.double().numpy() if x.is_floating_point() else values.numpy()
         return ("tensor", str(x.dtype).split(".")[-1], tuple(x.shape), values.tolist())
-    if isinstance(x, bool) or x is None or isinstance(x, (int, str)):
-        return _text(x) if isinstance(x, str) else x
-    if isinstance(x, float):
-        return round(x, digits)
+    if isinstance(x, bool) or x is None or isinstance(x, (int, float)):
+        return x
+    if isinstance(x, str):
+        return _text(x)
     if type(x).__name__ == "Size":
         return ("Size", tuple(x))
     if type(x).__name__ == "dtype":
         return ("dtype", str(x).split(".")[-1])
     if isinstance(x, dict):
-        return {normalize(k): normalize(v, digits) for k, v in x.items()}
-    if isinstance(x, (list, tuple)) and type(x) in (list, tuple):
-        return type(x)(normalize(v, digits) for v in x)
+        return {normalize(k): normalize(v) for k, v in x.items()}
+    if type(x) in (list, tuple):
+        return type(x)(normalize(v) for v in x)
     return _text(str(x))
+
+
+def matches(a, b, rtol=1e-5, atol=1e-7):
+    """Equal structures; floats equal within float32 rounding (NaN equals NaN)."""
+    if isinstance(a, float) or isinstance(b, float):
+        if not isinstance(a, (int, float)) or not isinstance(b, (int, float)) or \
+                isinstance(a, bool) or isinstance(b, bool):
+            return False
+        return bool(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return type(a) is type(b) and len(a) == len(b) and \
+            all(matches(x, y, rtol, atol) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return list(a) == list(b) and all(matches(a[k], b[k], rtol, atol) for k in a)
+    return a == b
 
 
 def _text(s):
@@ -67,7 +81,7 @@ def same(fn):
     torch.manual_seed(0)
     mine = outcome(ember, fn)
     theirs = outcome(torch, fn)
-    assert mine == theirs, f"\nember: {mine}\ntorch: {theirs}"
+    assert matches(mine, theirs), f"\nember: {mine}\ntorch: {theirs}"
     return mine
 
 
@@ -573,7 +587,8 @@ def extra_state_unexpected(m):
 
 @sd
 def extra_state_default_raises(m):
-    m.nn.Linear(1, 1).get_extra_state()
+    # the same error type; torch's text goes on to ask for a bug report on its tracker
+    return outcome(m, lambda m: m.nn.Linear(1, 1).get_extra_state())[0]
 
 
 @sd
@@ -684,7 +699,9 @@ def zero_grad_detaches_graph_grads(m):
     p = m.nn.Parameter(m.ones(2))
     n = m.nn.Module()
     n.p = p
-    (p * p).sum().backward(create_graph=True)
+    with warnings.catch_warnings():  # torch warns about the reference cycle this creates
+        warnings.simplefilter("ignore")
+        (p * p).sum().backward(create_graph=True)
     had_graph = p.grad.grad_fn is not None
     n.zero_grad(set_to_none=False)
     return had_graph, p.grad.grad_fn is None, p.grad.requires_grad, p.grad

@@ -43,8 +43,10 @@ BATCHNORMS = [
                                                     for c in BATCHNORMS])
 def test_running_statistics_over_train_steps_then_eval(name, args, kwargs, shape):
     t, e = build(name, *args, **kwargs)
-    t.weight is None or t.weight.data.uniform_(0.5, 1.5)  # non-trivial affine parameters
-    t.bias is None or t.bias.data.uniform_(-0.5, 0.5)
+    if t.weight is not None:  # non-trivial affine parameters
+        t.weight.data.uniform_(0.5, 1.5)
+    if t.bias is not None:
+        t.bias.data.uniform_(-0.5, 0.5)
     e.load_state_dict({k: ember.from_numpy(v.detach().numpy().copy())
                        for k, v in t.state_dict().items()})
     for step in range(3):

@@ -7,10 +7,12 @@
     functional.py    jacobian, hessian, vjp, jvp, hvp, vhp
     anomaly_mode.py  detect_anomaly / set_detect_anomaly
     gradcheck.py     finite-difference checks of the rules
+    explain.py       explain(): every backward step in words, checked numerically
 """
 from . import anomaly_mode, function, functional, grad_mode, graph  # noqa: F401
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly  # noqa: F401
 from .engine import backward, grad  # noqa: F401
+from .explain import explain  # noqa: F401
 from .function import Function, NestedIOFunction, once_differentiable  # noqa: F401
 from .grad_mode import (  # noqa: F401
     enable_grad,

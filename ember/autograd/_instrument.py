@@ -116,8 +116,10 @@ class _Tracker:
 
     def enter(self, modules):
         if self.users == 0:
-            from ..nn.modules._hooks import (register_module_forward_hook,
-                                             register_module_forward_pre_hook)
+            from ..nn.modules._hooks import (
+                register_module_forward_hook,
+                register_module_forward_pre_hook,
+            )
 
             self.handles = (register_module_forward_pre_hook(self.pre_hook),
                             register_module_forward_hook(self.post_hook, always_call=True))

@@ -22,6 +22,7 @@ Read next: `engine.py`.
 import itertools
 import weakref
 
+from .._dtype import FLOATING
 from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
 
@@ -266,23 +267,32 @@ def record(op, args, attrs, outputs):
     meta = []
     for x in args:
         if isinstance(x, Tensor) and x._requires_grad:
-            edges.append(edge_of(x))
+            fn = x._grad_fn if x._base is None else x.grad_fn  # a view may re-derive its node
+            edges.append((accumulator(x), 0) if fn is None else (fn, x._output_nr))
             meta.append((x._data.shape, x._dtype))
         else:
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
             meta.append(None)
-    out_meta = None
-    if len(outputs) > 1:
-        out_meta = tuple((t._data.shape, t._dtype) for t in outputs)
+    if len(outputs) == 1:
+        out = outputs[0]
+        node = Node(op, tuple(edges), meta, _save(op, args, attrs, outputs) if op.saves else
+                    _EMPTY, 1)
+        if out._dtype.category == FLOATING:
+            out._grad_fn = node
+            out._requires_grad = True
+        return node
+    out_meta = tuple((t._data.shape, t._dtype) for t in outputs)
     for i, t in enumerate(outputs):
         t._output_nr = i  # before _save: a saved output must remember which output it is
     node = Node(op, tuple(edges), meta, _save(op, args, attrs, outputs), len(outputs), out_meta)
-    for i, t in enumerate(outputs):
-        if t._dtype.is_floating_point:
+    for t in outputs:
+        if t._dtype.category == FLOATING:
             t._grad_fn = node
-            t._output_nr = i
             t._requires_grad = True
     return node
+
+
+_NO_EDGE = (None, 0)
 
 
 def rebase_inplace(op, self, old_data, args, attrs):
@@ -444,3 +454,4 @@ def add_retain_grad_hook(t):
 
 # anomaly mode is imported last: it reads Node from this module
 from . import anomaly_mode as _anomaly  # noqa: E402
+from ._graph_view import draw, track_modules  # noqa: E402,F401  (tools: graph drawing)

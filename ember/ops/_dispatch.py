@@ -56,9 +56,7 @@ def call(op, *args, **attrs):
         arrays = [x._data if isinstance(x, Tensor) else x for x in args]
         out_np = first._data.dtype
     else:
-        compute, out_dtype = _promotion(promote, args)
-        arrays = _as_arrays(args, compute.np)
-        out_np = out_dtype.np
+        arrays, out_np = _promoted_arrays(promote, args)
     if op.writes:
         arrays[0] = arrays[0].copy()
     try:
@@ -142,6 +140,33 @@ def dispatch_inplace(op, self, args, attrs):
 
 # ----------------------------------------------------------------------------------------------
 # steps
+
+
+def _promoted_arrays(kind, args):
+    """The raw operands in the compute dtype (Python numbers as NumPy scalars of that dtype),
+    and the output's NumPy dtype.
+
+    Fast path first: floating tensors of one dtype, possibly with Python floats/ints -- the
+    overwhelmingly common case -- need no cast and no promotion lookup."""
+    dtype = None
+    for x in args:
+        if isinstance(x, Tensor):
+            if dtype is None:
+                dtype = x._dtype
+            elif x._dtype is not dtype:
+                break
+        elif type(x) is not float and type(x) is not int:
+            break
+    else:
+        if dtype is not None and dtype.category == dt.FLOATING:
+            scalar = dtype.np.type
+            arrays = [x._data if isinstance(x, Tensor) else scalar(x) for x in args]
+            return arrays, (_BOOL_NP if kind == "compare" else dtype.np)
+    compute, out_dtype = _promotion(kind, args)
+    return _as_arrays(args, compute.np), out_dtype.np
+
+
+_BOOL_NP = dt.bool.np
 
 
 def _promotion(kind, args):

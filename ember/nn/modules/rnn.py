@@ -178,25 +178,26 @@ class RNNBase(Module):
         else:
             states = tuple(self.permute_hidden(s, sorted_indices) for s in states)
         self._check_states(input, states, batch_sizes)
-
-        if not packed:
-            data = input.transpose(0, 1) if self.batch_first else input
-            steps, batch = data.shape[:2]
-            batch_sizes = (batch,) * steps
-            data = data.reshape(steps * batch, data.shape[2])
-        else:
-            data = input
+        data, batch_sizes = (input, batch_sizes) if packed else self._rows(input)
         out, finals = self._run_layers(data, batch_sizes, states)
         finals = tuple(self.permute_hidden(s, unsorted_indices) for s in finals)
         if packed:
             return PackedSequence(out, sizes_tensor, sorted_indices, unsorted_indices), finals
-        out = out.reshape(steps, batch, out.shape[-1])
+        out = out.reshape(len(batch_sizes), batch_sizes[0], out.shape[-1])
         if self.batch_first:
             out = out.transpose(0, 1)
         if not batched:
             out = out.squeeze(0 if self.batch_first else 1)
             finals = tuple(s.squeeze(1) for s in finals)
         return out, finals
+
+    def _rows(self, input):
+        """A padded batch as packed rows: time-major (T * B, input), batch_sizes (B,) * T."""
+        data = input.transpose(0, 1) if self.batch_first else input
+        steps, batch = data.shape[:2]
+        if steps == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        return data.reshape(steps * batch, data.shape[2]), (batch,) * steps
 
     def _check_unpacked(self, input, states):
         """Is the (non-packed) input batched? Checks dims like torch."""

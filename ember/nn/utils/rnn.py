@@ -113,7 +113,7 @@ def invert_permutation(permutation):
 # packing
 
 
-def _lengths_list(lengths):
+def _as_lengths(lengths):
     from ... import as_tensor
 
     if not isinstance(lengths, Tensor):
@@ -148,7 +148,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     """Pack a padded batch (T, B, *) (or (B, T, *)) of sequences with the given lengths."""
     from ... import sort, tensor
 
-    lengths = _lengths_list(lengths)
+    lengths = _as_lengths(lengths)
     if enforce_sorted:
         sorted_indices = None
     else:

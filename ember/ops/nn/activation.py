@@ -406,6 +406,7 @@ def relu(input, inplace=False):
     return _relu.inplace(input) if inplace else _relu(input)
 
 
+@export(method=True)  # torch.relu_ is a function too (pointwise.py gives only the method)
 def relu_(input):
     return _relu.inplace(input)
 

@@ -63,6 +63,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     hide = None
     if attn_mask is not None and attn_mask.dtype is dt.bool:
         hide, attn_mask = attn_mask.logical_not(), None
+    elif attn_mask is not None:
+        attn_mask = attn_mask.to(query.dtype)  # a float32 mask is accepted for any query
     rows = query.shape[-2]
     block = _rows_per_block(query, key)
     if block >= rows:
@@ -143,8 +145,7 @@ def _check_attention_args(query, key, value, attn_mask, dropout_p, is_causal):
     if not query.dtype.is_floating_point:
         raise RuntimeError(f"scaled_dot_product_attention: expected floating-point query, key "
                            f"and value, but got {query.dtype}")
-    if attn_mask is not None and attn_mask.dtype is not dt.bool and \
-            attn_mask.dtype is not query.dtype:
+    if attn_mask is not None and attn_mask.dtype not in (dt.bool, dt.float32, query.dtype):
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query "
                            f"dtype, but got attn_mask.dtype: {_c_name(attn_mask)} and  "
                            f"query.dtype: {_c_name(query)} instead.")
@@ -309,7 +310,7 @@ def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype is not other_type:
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. "
-                      "Use same type for both instead.", stacklevel=3)
+                      "Use same type for both instead.", stacklevel=2)
     if mask.dtype is dt.bool:
         from ... import zeros_like
 

@@ -2,8 +2,8 @@
 
 Most losses are a few ember ops, so their gradients (and double backward) come from those ops'
 rules, and they match torch's because torch composes the same ops (kl_div, poisson_nll_loss,
-hinge_embedding_loss, ...). Six are primitives, where fusing pays or where torch's gradient is
-not the composition's:
+hinge_embedding_loss, ...). These are primitives, where fusing pays or where torch's gradient
+is not the composition's:
 
     cross_entropy          log-softmax + NLL in one pass over the logits, for class-index
                            targets; saves the per-row log-sum-exp for backward
@@ -28,11 +28,12 @@ flags override it with torch's mapping and warning (`_reduction`).
 
 Read next: distance.py (cosine_similarity, pairwise_distance, pdist, cdist, normalize, one_hot).
 """
+import contextlib
 import math
 import numbers
 import warnings
 
-import numpy as np  # np.errstate only: torch gives inf/nan silently where NumPy would warn
+import numpy as np  # np.errstate (torch gives inf/nan silently) and the float32 type only
 
 from ... import _creation
 from ... import _dtype as dt
@@ -57,15 +58,7 @@ _HALF = (dt.float16.np, dt.bfloat16.np)
 
 def _quiet(xp):
     errstate = getattr(xp, "errstate", None)  # CuPy never warns and has no errstate
-    return errstate(all="ignore") if errstate is not None else _Nothing()
-
-
-class _Nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+    return errstate(all="ignore") if errstate is not None else contextlib.nullcontext()
 
 
 def _working(x):
@@ -252,18 +245,19 @@ def _check_class_target(kernel, input, target, weight):
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{dt.scalar_name(input.dtype)}'")
-    _check_class_weight("", input.shape[0 if n == 1 else 1], weight, input)
+    _check_class_weight("", input.shape[0 if n == 1 else 1], weight, input.dtype)
 
 
-def _check_class_weight(prefix, classes, weight, input):
+def _check_class_weight(prefix, classes, weight, dtype=None):
+    """One weight per class; of the input's dtype too for the class-index kernels (`dtype`)."""
     if weight is None:
         return
     if weight.ndim != 1 or weight.shape[0] != classes:
         raise RuntimeError(f"{prefix}weight tensor should be defined either for all {classes} "
                            f"classes or no classes but got weight tensor of shape: "
                            f"{list(weight.shape)}")
-    if weight.dtype is not input.dtype:
-        raise RuntimeError(f"expected scalar type {dt.scalar_name(input.dtype)} but found "
+    if dtype is not None and weight.dtype is not dtype:
+        raise RuntimeError(f"expected scalar type {dt.scalar_name(dtype)} but found "
                            f"{dt.scalar_name(weight.dtype)}")
 
 
@@ -428,7 +422,7 @@ def _cross_entropy_backward(xp, grad_loss, x, lse, target, weight, *, ignore_ind
     safe, valid, w = _target_weights(xp, target, weight, ignore_index, x.dtype)
     work = _working(x)
     g = _spread_raw(xp, _working(grad_loss), w, reduction)
-    g = xp.where(valid, g, 0)                                   # nan never leaks from ignored
+    g = xp.where(valid, g, 0)              # ignored positions get nothing, smoothing included
     hard = (1 - eps) * g * w
     coef = hard
     if eps:
@@ -479,12 +473,9 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
     if not target.dtype.is_floating_point:
         raise RuntimeError(f"Expected floating point type for target with class "
                            f"probabilities, got {dt.scalar_name(target.dtype)}")
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
-                           f"{label_smoothing}")
     class_dim = 0 if input.ndim == 1 else 1
     classes = input.shape[class_dim]
-    _check_class_weight("cross_entropy: ", classes, weight, weight)
+    _check_class_weight("cross_entropy: ", classes, weight)
     if label_smoothing > 0:
         target = target * (1 - label_smoothing) + label_smoothing / classes
     log_p = input - input.logsumexp(class_dim, keepdim=True)
@@ -504,13 +495,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """Cross entropy of logits `input` (N, C, d1, ...) or (C,) against class indices (N, d1,
     ...) or class probabilities (the input's shape); log-softmax and NLL fused in one op."""
     reduction = _reduction(size_average, reduce, reduction)
+    if label_smoothing > 1.0:  # (torch ignores a negative one)
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
+                           f"{label_smoothing}")
     if input.shape == target.shape:
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
-    if label_smoothing > 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: "
-                           f"{label_smoothing}")
     _check_class_target("log_softmax_lastdim_kernel_impl", input, target, weight)
     _refuse_grad("nll_loss_forward", "weight", weight)
     x, t = _batched(input, target)
@@ -750,7 +741,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     return _reduce(loss, reduction)
 
 
-def _margin_frames(name, input, target, target_shape_ok, message):
+def _margin_frames(input, target, target_shape_ok, message):
     """(frames, classes) of a margin loss's input: (N, C), (C,) or a 0-d single score."""
     n = input.ndim
     if not (n == 2 and input.shape[1] != 0 or n == 1 and input.shape[0] != 0 or n == 0):
@@ -775,7 +766,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
     frames, classes = _margin_frames(
-        "multi_margin_loss", input, target,
+        input, target,
         lambda f, c: target.ndim <= 1 and target.numel() == f,
         lambda f, c: f"multi_margin_loss: target tensor should be 1-D with size equal to the "
                      f"number of input samples (batch size). Expected target size [{f}], but "
@@ -806,7 +797,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     non-target classes k of max(0, 1 - (x[j] - x[k])), over C. Builds (N, C, C) pairs."""
     reduction = _reduction(size_average, reduce, reduction)
     frames, classes = _margin_frames(
-        "multilabel_margin_loss", input, target,
+        input, target,
         lambda f, c: (target.ndim <= 1 and target.numel() == c) if input.ndim <= 1 else
         (target.ndim == 2 and tuple(target.shape) == (f, c)),
         lambda f, c: f"inconsistent target size: {list(target.shape)} for input of size: "
@@ -880,7 +871,7 @@ def _triplet(anchor, positive, negative, distance, margin, swap, reduction):
 # batch and the positions s; the only Python loop is over time.
 
 
-def _ctc_lattice(xp, log_probs, targets, target_lengths, blank):
+def _ctc_lattice(xp, log_probs, targets, blank):
     """Per-sample extended labels (N, L), the blank-skip mask, and lp_t(l'_s) as (T, N, L)."""
     frames, batch, _ = log_probs.shape
     width = 2 * targets.shape[1] + 1
@@ -914,29 +905,28 @@ def _ctc_loss(xp, log_probs, targets, *, input_lengths, target_lengths, blank, z
     for the backward (the caller zeroes infinite losses)."""
     frames, batch, _ = log_probs.shape
     lengths = xp.asarray(target_lengths, dtype=xp.int64)
-    ext, skip, emit = _ctc_lattice(xp, log_probs, targets, lengths, blank)
+    ext, skip, emit = _ctc_lattice(xp, log_probs, targets, blank)
     neg_inf = -xp.inf
     alpha = xp.full(emit.shape, neg_inf, dtype=log_probs.dtype)
+    if not frames:  # every input length is 0: only empty targets have a (empty) path
+        return xp.where(lengths == 0, 0, xp.inf).astype(log_probs.dtype), alpha
     with _quiet(xp):
-        if frames:
-            alpha[0, :, 0] = emit[0, :, 0]
-            if ext.shape[1] > 1:
-                alpha[0, :, 1] = xp.where(lengths > 0, emit[0, :, 1], neg_inf)
+        alpha[0, :, 0] = emit[0, :, 0]
+        if ext.shape[1] > 1:
+            alpha[0, :, 1] = xp.where(lengths > 0, emit[0, :, 1], neg_inf)
         for t in range(1, frames):
             prev = alpha[t - 1]
             skipped = xp.where(skip, _shift(xp, prev, 2, neg_inf), neg_inf)
             alpha[t] = _logsumexp3(xp, prev, _shift(xp, prev, 1, neg_inf), skipped) + emit[t]
-        nll = xp.empty(batch, dtype=log_probs.dtype)
-        for n in range(batch):  # read each sample's end of the lattice (no per-element work)
-            t_end, s_end = input_lengths[n] - 1, 2 * target_lengths[n]
-            if t_end < 0:
-                nll[n] = 0 if s_end == 0 else xp.inf
-                continue
-            last = alpha[t_end, n, s_end]
-            if s_end > 0:
-                last = xp.logaddexp(last, alpha[t_end, n, s_end - 1])
-            nll[n] = -last
-    return nll, alpha
+        # a path ends at each sample's last frame, on its last label or the blank after it
+        ends = xp.asarray(input_lengths, dtype=xp.int64) - 1
+        last_frame = alpha[xp.maximum(ends, 0), xp.arange(batch)]            # (N, L)
+        on_blank = xp.take_along_axis(last_frame, 2 * lengths[:, None], axis=1)[:, 0]
+        on_label = xp.take_along_axis(last_frame, xp.maximum(2 * lengths - 1, 0)[:, None],
+                                      axis=1)[:, 0]
+        nll = -xp.logaddexp(on_blank, xp.where(lengths > 0, on_label, neg_inf))
+        nll = xp.where(ends < 0, xp.where(lengths == 0, 0, xp.inf), nll)
+    return nll.astype(log_probs.dtype, copy=False), alpha
 
 
 @_ctc_loss.grad
@@ -961,7 +951,7 @@ def _ctc_loss_backward(xp, grad_nll, log_probs, targets, nll, log_alpha, *, inpu
     frames, batch, classes = log_probs.shape
     lengths = xp.asarray(target_lengths, dtype=xp.int64)
     ends = xp.asarray(input_lengths, dtype=xp.int64) - 1
-    ext, skip, emit = _ctc_lattice(xp, log_probs, targets, lengths, blank)
+    ext, skip, emit = _ctc_lattice(xp, log_probs, targets, blank)
     width = ext.shape[1]
     neg_inf = -xp.inf
     positions = xp.arange(width)
@@ -1051,6 +1041,8 @@ def _padded_targets(targets, target_lengths, batch):
 
 
 def _check_ctc(log_probs, padded, input_lengths, target_lengths, blank):
+    """torch's argument checks; returns the padded targets with the padding set to blank (so
+    that whatever the caller padded with is never used as an index)."""
     frames, _, classes = log_probs.shape
     suffix = " (while checking arguments for ctc_loss_allocate_outputs)"
     if not 0 <= blank < classes:
@@ -1064,11 +1056,12 @@ def _check_ctc(log_probs, padded, input_lengths, target_lengths, blank):
         if v > frames:
             raise RuntimeError(f"Expected input_lengths to have value at most {frames}, but got "
                                f"value {v}{suffix}")
-    if padded.numel():
-        columns = _creation.arange(padded.shape[1], device=padded.device)
-        used = columns < _creation.tensor(list(target_lengths), device=padded.device)[:, None]
-        if bool((used & ((padded < 0) | (padded >= classes))).any()):
-            raise RuntimeError(f"ctc_loss: target labels must be in [0, {classes})")
+    columns = _creation.arange(padded.shape[1], device=padded.device)
+    used = columns < _creation.tensor(list(target_lengths), dtype=dt.int64,
+                                      device=padded.device).reshape(-1, 1)
+    if bool((used & ((padded < 0) | (padded >= classes))).any()):
+        raise RuntimeError(f"ctc_loss: target labels must be in [0, {classes})")
+    return where(used, padded, blank)
 
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
@@ -1090,8 +1083,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     batch = log_probs.shape[1]
     input_lengths = _lengths("input_lengths", input_lengths, batch)
     target_lengths = _lengths("target_lengths", target_lengths, batch)
-    padded = _padded_targets(targets, target_lengths, batch)
-    _check_ctc(log_probs, padded, input_lengths, target_lengths, blank)
+    padded = _check_ctc(log_probs, _padded_targets(targets, target_lengths, batch),
+                        input_lengths, target_lengths, blank)
     nll, _ = _ctc_loss(log_probs, padded, input_lengths=input_lengths,
                        target_lengths=target_lengths, blank=blank, zero_infinity=zero_infinity)
     if zero_infinity:

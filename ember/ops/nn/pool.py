@@ -218,11 +218,15 @@ def _scatter_planes(g, indices, shape):
 
 
 def _sum_taps(xp, windows, n):
-    """Sum the kernel axes; half precision adds up in float32 as torch's accumulate type."""
-    axes = tuple(range(-n, 0))
-    if _is_floating(windows) and windows.dtype.itemsize < 4:
-        return windows.sum(axis=axes, dtype=xp.float32).astype(windows.dtype)
-    return windows.sum(axis=axes)
+    """Sum each window over its last n (kernel) axes by adding one strided slice of the view
+    per kernel offset: in window order, as torch adds, and faster than reducing the 2n-d view.
+    Half precision adds up in float32, torch's accumulate type."""
+    acc = xp.float32 if _is_floating(windows) and windows.dtype.itemsize < 4 else windows.dtype
+    total = windows[(Ellipsis,) + (0,) * n].astype(acc)  # a copy: the running sum
+    for offset in itertools.product(*(range(k) for k in windows.shape[-n:])):
+        if any(offset):
+            total += windows[(Ellipsis,) + offset]
+    return total.astype(windows.dtype, copy=False)
 
 
 @op("none", name="window_sum", node_name="AvgPoolBackward0")

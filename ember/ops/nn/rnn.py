@@ -69,6 +69,8 @@ def _plan(batch_sizes, reverse):
 
 
 def _gather(xp, ext, pieces):
+    if not pieces:  # an empty batch
+        return ext[:0]
     if len(pieces) == 1:
         return ext[pieces[0]]
     return xp.concatenate([ext[p] for p in pieces])

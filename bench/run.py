@@ -1,0 +1,175 @@
+"""`make bench`: every workload in ember and PyTorch, side by side, in one run.
+
+    python bench/run.py                    # all workloads, at the core count and at 1 thread
+    python bench/run.py --only mlp,cnn --threads 2
+
+For each thread count a fresh process is started (BLAS reads its thread count at import).
+In it, each workload is built in both libraries, warmed up, then timed alternately (ember,
+torch, ember, torch, ...) so that drift in machine speed affects both alike; the median time
+per step is reported with the ember/torch ratio. Peak memory is measured separately: one fresh
+process per library and workload runs a few steps and reports the growth of its peak resident
+memory (VmHWM) over what it held once the model was built. Results go to bench/results/.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _set_thread_env(threads):
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "NUMEXPR_NUM_THREADS"):
+        os.environ[var] = str(threads)
+
+
+def _libraries():
+    import ember
+
+    libs = [("ember", ember)]
+    try:
+        import torch
+
+        torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+        libs.append(("torch", torch))
+    except ImportError:
+        pass
+    return libs
+
+
+def _time(step, n):
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def time_workloads(names, rounds, repeats):
+    """Child process: alternate the libraries on each workload; return rows of results."""
+    sys.path.insert(0, ROOT)
+    from bench.workloads import WORKLOADS
+
+    libs = _libraries()
+    rows = []
+    for name in names:
+        steps = {label: WORKLOADS[name](lib) for label, lib in libs}
+        for step in steps.values():
+            _time(step, 2)  # warm-up
+        samples = {label: [] for label in steps}
+        for _ in range(rounds):
+            for label, step in steps.items():
+                samples[label] += _time(step, repeats)
+        per = getattr(steps["ember"], "ops_per_step", None)
+        row = {"workload": name, "unit": "us/op" if per else "ms/step"}
+        for label in steps:
+            median = statistics.median(samples[label])
+            row[label] = median * 1e6 / per if per else median * 1e3
+        if "torch" in row:
+            row["ratio"] = row["ember"] / row["torch"]
+        rows.append(row)
+        print(f"  {name}: done", file=sys.stderr, flush=True)
+    return rows
+
+
+def peak_memory(lib_name, name, steps=5):
+    """Grandchild process: MiB of peak memory added by running `steps` steps."""
+    sys.path.insert(0, ROOT)
+    from bench.workloads import WORKLOADS
+
+    lib = __import__(lib_name)
+    step = WORKLOADS[name](lib)
+    before = _status("VmRSS")
+    for _ in range(steps):
+        step()
+    return (_status("VmHWM") - before) / 1024
+
+
+def _status(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])  # kB
+    return 0
+
+
+def _run_child(args):
+    out = subprocess.run([sys.executable, __file__] + args, capture_output=True, text=True,
+                         env=os.environ.copy())
+    if out.returncode != 0:
+        raise RuntimeError(f"benchmark child failed: {' '.join(args)}\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _memory_column(rows, threads):
+    for row in rows:
+        if row["unit"] != "ms/step":
+            continue
+        for lib in ("ember", "torch"):
+            if lib in row:
+                row[f"{lib}_peak_mib"] = _run_child(
+                    ["--memory", lib, row["workload"], "--threads", str(threads)])
+
+
+def _print(rows, threads):
+    print(f"\n{threads} thread(s)  (median per step; peak = extra resident memory while "
+          "training)")
+    print(f"{'workload':<20}{'ember':>10}{'torch':>10}{'ratio':>8}{'ember MiB':>11}"
+          f"{'torch MiB':>11}")
+    for r in rows:
+        torch_time = f"{r['torch']:10.2f}" if "torch" in r else f"{'-':>10}"
+        ratio = f"{r['ratio']:8.2f}" if "ratio" in r else f"{'-':>8}"
+        em = f"{r['ember_peak_mib']:11.0f}" if "ember_peak_mib" in r else f"{'':>11}"
+        tm = f"{r['torch_peak_mib']:11.0f}" if "torch_peak_mib" in r else f"{'':>11}"
+        print(f"{r['workload']:<20}{r['ember']:10.2f}{torch_time}{ratio}{em}{tm}   "
+              f"{r['unit']}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated workload names")
+    parser.add_argument("--threads", type=int, action="append",
+                        help="thread counts (default: the core count and 1)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--memory", nargs=2, metavar=("LIB", "WORKLOAD"),
+                        help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    threads = args.threads or sorted({os.cpu_count() or 1, 1}, reverse=True)
+    if args.child or args.memory:
+        _set_thread_env(threads[0])
+        if args.memory:
+            print(json.dumps(peak_memory(*args.memory)))
+        else:
+            print(json.dumps(time_workloads(args.only.split(","), args.rounds, args.repeats)))
+        return
+    sys.path.insert(0, ROOT)
+    from bench.workloads import WORKLOADS
+
+    names = args.only.split(",") if args.only else list(WORKLOADS)
+    results = {"cpu_count": os.cpu_count(), "runs": []}
+    for n in threads:
+        _set_thread_env(n)
+        rows = _run_child(["--child", "--only", ",".join(names), "--threads", str(n),
+                           "--rounds", str(args.rounds), "--repeats", str(args.repeats)])
+        if not args.no_memory:
+            _memory_column(rows, n)
+        _print(rows, n)
+        results["runs"].append({"threads": n, "rows": rows})
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    path = os.path.join(HERE, "results", "bench.json")
+    with open(path, "w") as f:
+        json.dump(results, f, indent=2)
+    print(f"\nresults written to {os.path.relpath(path)}")
+
+
+if __name__ == "__main__":
+    main()

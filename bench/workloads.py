@@ -1,0 +1,136 @@
+"""The benchmark workloads, each written once for either library (`lib` is ember or torch).
+
+A workload function builds its model and synthetic data (float32, fixed seeds) and returns
+`step`, a zero-argument function running one unit of work -- a training step (forward,
+backward, optimizer step) unless the name says otherwise. The same code runs under both
+libraries, which is the point: the comparison is API-for-API.
+"""
+import numpy as np
+
+
+def _data(lib, *shape, classes=None, seed=0):
+    rng = np.random.default_rng(seed)
+    if classes is not None:
+        return lib.from_numpy(rng.integers(0, classes, shape).astype(np.int64))
+    return lib.from_numpy(rng.standard_normal(shape).astype(np.float32))
+
+
+def _train_step(lib, model, optimizer, inputs, targets, loss_fn=None):
+    loss_fn = loss_fn or lib.nn.functional.cross_entropy
+
+    def step():
+        optimizer.zero_grad()
+        loss = loss_fn(model(inputs), targets)
+        loss.backward()
+        optimizer.step()
+    return step
+
+
+def mlp(lib):
+    """784-1024-1024-10 with ReLU, batch 256, cross-entropy, SGD momentum 0.9."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
+                          nn.Linear(1024, 10))
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return _train_step(lib, model, optimizer, _data(lib, 256, 784), _data(lib, 256, classes=10))
+
+
+def cnn(lib):
+    """Conv(1->32,3,p1)-ReLU-MaxPool2-Conv(32->64,3,p1)-ReLU-MaxPool2-Linear(3136->128)-ReLU-
+    Linear(128->10) on 28x28, batch 128, Adam."""
+    nn = lib.nn
+    lib.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(32, 64, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(3136, 128), nn.ReLU(), nn.Linear(128, 10))
+    optimizer = lib.optim.Adam(model.parameters(), lr=1e-3)
+    return _train_step(lib, model, optimizer, _data(lib, 128, 1, 28, 28),
+                       _data(lib, 128, classes=10))
+
+
+def _resnet18(lib, num_classes=10):
+    """A ResNet-18-style network for 32x32 inputs: BatchNorm, residual adds, strided convs,
+    adaptive average pooling."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.shortcut = nn.Sequential()
+            if stride != 1 or cin != cout:
+                self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False),
+                                              nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            out = lib.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            return lib.relu(out + self.shortcut(x))
+
+    layers = [nn.Conv2d(3, 64, 3, 1, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU()]
+    cin = 64
+    for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [Block(cin, cout, stride), Block(cout, cout, 1)]
+        cin = cout
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, num_classes)]
+    return nn.Sequential(*layers)
+
+
+def resnet(lib):
+    """ResNet-18-style on 32x32x3, batch 32, SGD."""
+    lib.manual_seed(0)
+    model = _resnet18(lib)
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return _train_step(lib, model, optimizer, _data(lib, 32, 3, 32, 32),
+                       _data(lib, 32, classes=10))
+
+
+def resnet_inference(lib):
+    """The resnet forward pass under inference_mode (batch 32)."""
+    lib.manual_seed(0)
+    model = _resnet18(lib).eval()
+    x = _data(lib, 32, 3, 32, 32)
+
+    def step():
+        with lib.inference_mode():
+            model(x)
+    return step
+
+
+def overhead_forward(lib, chain=100):
+    """A chain of tiny ops (16 floats, grad recorded): time per op is framework overhead."""
+    x = lib.ones(16, requires_grad=True)
+    w = lib.full((16,), 0.5)
+
+    def step():
+        y = x
+        for _ in range(chain // 4):
+            y = lib.tanh(y * w + 1.0) - w
+        return y.sum()
+    step.ops_per_step = chain + 1
+    return step
+
+
+def overhead_backward(lib, chain=100):
+    """The same chain, forward + backward."""
+    forward = overhead_forward(lib, chain)
+
+    def step():
+        forward().backward()
+    step.ops_per_step = chain + 1
+    return step
+
+
+WORKLOADS = {
+    "mlp": mlp,
+    "cnn": cnn,
+    "resnet": resnet,
+    "resnet_inference": resnet_inference,
+    "overhead_forward": overhead_forward,
+    "overhead_backward": overhead_backward,
+}
