@@ -11,9 +11,14 @@ Two attention variants:
 """
 import argparse
 import math
+import os
 import sys
 
-import numpy as np
+THREADS = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 1
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = str(THREADS)  # before NumPy loads its BLAS, which reads them once
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 
@@ -97,10 +102,10 @@ def _workload(sdpa):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1, help="BLAS threads, both libraries")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    set_threads(args.threads)
+    set_threads(THREADS)
     results = [compare(f"GPT step, manual attention ({args.threads} thr)", _workload(False),
                        repeats=args.repeats, warmup=1),
                compare(f"GPT step, F.scaled_dot_product_attention ({args.threads} thr)",

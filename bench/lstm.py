@@ -9,9 +9,14 @@ loss against a fixed target, backward, AdamW step.
                their own cells -- this measures the per-op overhead of a long graph
 """
 import argparse
+import os
 import sys
 
-import numpy as np
+THREADS = int(sys.argv[sys.argv.index("--threads") + 1]) if "--threads" in sys.argv else 1
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = str(THREADS)  # before NumPy loads its BLAS, which reads them once
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 
@@ -62,10 +67,10 @@ def hand_cell(lib):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1, help="BLAS threads, both libraries")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    set_threads(args.threads)
+    set_threads(THREADS)
     results = [compare(f"nn.LSTM step ({args.threads} thr)", nn_lstm, repeats=args.repeats),
                compare(f"hand-written cell step ({args.threads} thr)", hand_cell,
                        repeats=args.repeats)]

@@ -137,3 +137,17 @@ def test_observers_are_removed():
         assert _dispatch._observer is not None and engine._observer is not None
     assert _dispatch._observer is None and engine._observer is None
     assert _instrument._listeners == []
+
+
+def test_inplace_ops_are_checked_from_what_they_saved():
+    x = ember.randn(3, requires_grad=True)
+    b = ember.randn(3, requires_grad=True)
+    with ember.autograd.explain() as trace:
+        y = x * 2
+        y.mul_(3)   # a Python number: only 3 is kept, y's old values are gone
+        y.mul_(b)   # a tensor: the rule needs y's old values, so dispatch kept a copy
+        y.sum().backward()
+    report = trace.check()
+    assert report.ok and list(report) == ["1 SumBackward0", "2 MulBackward0", "5 MulBackward0"]
+    assert report.unchecked["4 MulBackward0"] == \
+        "an in-place op whose rule does not keep the input it overwrote"

@@ -276,7 +276,8 @@ def dir_lists_registered_names(m):
     x.register_buffer("bb", None)
     x.p = m.nn.Parameter(m.zeros(1))
     d = dir(x)
-    return [k for k in ["bb", "p", "forward", "training", "_modules", "0"] if k in d], d == sorted(d)
+    names = ["bb", "p", "forward", "training", "_modules", "0"]
+    return [k for k in names if k in d], d == sorted(d)
 
 
 @reg

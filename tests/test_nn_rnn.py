@@ -273,6 +273,17 @@ def test_checkpoint_round_trip_to_torch():
                                    t_mod(torch.from_numpy(x))[0].numpy(), rtol=1e-10)
 
 
+def test_torch_pickled_module_loads_and_runs(tmp_path):
+    torch.manual_seed(0)
+    model = torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True)
+    torch.save(model, tmp_path / "lstm.pt")
+    loaded = ember.load(tmp_path / "lstm.pt", weights_only=False)
+    x = T(5, 2, 3).astype(np.float32)
+    np.testing.assert_allclose(loaded(ember.from_numpy(x))[0].detach().numpy(),
+                               model(torch.from_numpy(x))[0].detach().numpy(), rtol=1e-5,
+                               atol=1e-6)
+
+
 def test_to_and_weight_replacement_keep_flat_weights_current():
     mod = ember.nn.GRU(3, 4)
     mod.double()

@@ -232,6 +232,21 @@ def test_dropout_in_training_mode():
     np.testing.assert_array_equal(layer(x).detach().numpy(), layer(x).detach().numpy())
 
 
+def test_torch_pickled_model_loads_and_runs(tmp_path):
+    """torch.save of a whole model (classes named by torch's module paths) loads into ember."""
+    torch.manual_seed(0)
+    model = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0),
+                                        2, enable_nested_tensor=False)
+    torch.save(model, tmp_path / "model.pt")
+    loaded = ember.load(tmp_path / "model.pt", weights_only=False)
+    assert type(loaded.layers[0].self_attn.out_proj).__name__ == \
+        "NonDynamicallyQuantizableLinear"
+    x = T(5, 2, 4).astype(np.float32)
+    np.testing.assert_allclose(loaded(ember.from_numpy(x)).detach().numpy(),
+                               model(torch.from_numpy(x)).detach().numpy(), rtol=1e-5,
+                               atol=1e-5)
+
+
 def test_errors_like_torch():
     from .oracle import check_raises
 

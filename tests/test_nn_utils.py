@@ -766,3 +766,77 @@ def test_utils_namespace_matches_torch():
         assert hasattr(torch.nn.utils, name) and hasattr(ember.nn.utils, name), name
     for name in torch.nn.utils.parametrize.__all__:
         assert hasattr(ember.nn.utils.parametrize, name), name
+
+
+# ----------------------------------------------------------------------------------------------
+# orthogonal
+
+ORTH_SHAPES = {"square": (4, 4), "tall": (5, 3), "wide": (3, 5)}
+
+
+@pytest.mark.parametrize("shape", list(ORTH_SHAPES))
+@pytest.mark.parametrize("orthogonal_map", [None, "matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("trivialization", [True, False])
+def test_orthogonal_like_torch(shape, orthogonal_map, trivialization):
+    """Registered on the same weight, then moved away from the start (torch's random base
+    copied over where there is one): the same orthogonal weight, keys and gradient."""
+    torch = pytest.importorskip("torch")
+    out_f, in_f = ORTH_SHAPES[shape]
+    w = np.random.default_rng(3).standard_normal((out_f, in_f))
+    step = np.random.default_rng(4).standard_normal((out_f, in_f)) * 0.3
+    # off the diagonal: householder keeps the signs of Q's columns there (as whole numbers)
+    step *= 1 - np.eye(out_f, in_f)
+    probe = np.random.default_rng(5).standard_normal((out_f, in_f))
+
+    def build(m):
+        layer = m.nn.Linear(in_f, out_f, bias=False).double()
+        with m.no_grad():
+            layer.weight.copy_(m.tensor(w))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m.nn.utils.parametrizations.orthogonal(layer, orthogonal_map=orthogonal_map,
+                                                   use_trivialization=trivialization)
+        return layer
+    t_layer, e_layer = build(torch), build(ember)
+    assert list(e_layer.state_dict()) == list(t_layer.state_dict())
+    e_layer.load_state_dict({k: ember.from_numpy(v.numpy().copy())
+                             for k, v in t_layer.state_dict().items()})
+    results = []
+    for m, layer in ((ember, e_layer), (torch, t_layer)):
+        original = layer.parametrizations.weight.original
+        with m.no_grad():
+            original.add_(m.tensor(step))
+        (layer.weight * m.tensor(probe)).sum().backward()
+        results.append((layer.weight.detach().numpy(), original.grad.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-8, atol=1e-11)
+    q = results[0][0] if out_f >= in_f else results[0][0].T
+    np.testing.assert_allclose(q.T @ q, np.eye(min(out_f, in_f)), atol=1e-12)
+
+
+@norm
+def orthogonal_initial_weight_and_errors(m):
+    layer = m.nn.Linear(4, 4, bias=False).double()
+    with m.no_grad():
+        layer.weight.copy_(m.tensor(np.random.default_rng(6).standard_normal((4, 4))))
+    m.nn.utils.parametrizations.orthogonal(layer)
+    assigned = m.nn.Linear(4, 4, bias=False).double()
+    m.nn.utils.parametrizations.orthogonal(assigned, use_trivialization=False,
+                                           orthogonal_map="matrix_exp")
+    base = layer.parametrizations.weight[0].base
+    return (layer.weight, type(base).__name__, [outcome(m, f) for f in [
+        lambda m: m.nn.utils.parametrizations.orthogonal(m.nn.Linear(3, 3), orthogonal_map="x"),
+        lambda m: m.nn.utils.parametrizations.orthogonal(m.nn.Linear(3, 3), name="bias"),
+        lambda m: m.nn.utils.parametrizations.orthogonal(m.nn.Linear(3, 3), name="foo"),
+        lambda m: setattr(assigned, "weight", m.eye(4, dtype=m.float64)),
+        lambda m: setattr(layer, "weight", m.eye(3, dtype=m.float64))]])
+
+
+def test_matrix_exp_matches_torch():
+    torch = pytest.importorskip("torch")
+    from ember.nn.utils.parametrizations import _matrix_exp
+
+    a = np.random.default_rng(7).standard_normal((2, 5, 5)) * 3
+    np.testing.assert_allclose(_matrix_exp(ember.from_numpy(a)).numpy(),
+                               torch.matrix_exp(torch.from_numpy(a)).numpy(), rtol=1e-11,
+                               atol=1e-11)

@@ -186,3 +186,22 @@ def test_unsupported_arguments_say_so():
         profile(experimental_config=object())
     with pytest.warns(UserWarning, match="host"):
         profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+
+
+def test_with_stack_names_the_user_line():
+    with profile(with_stack=True) as prof:
+        ember.ones(2) * 3
+    (mul,) = [e for e in prof.events() if e.name == "ember::mul_scalar"]
+    assert mul.stack and mul.stack[0].startswith(__file__)
+    assert mul.stack[0].endswith("test_with_stack_names_the_user_line")
+
+
+def test_tensorboard_trace_handler_writes_chrome_traces(tmp_path):
+    from ember.profiler import tensorboard_trace_handler
+
+    with profile(on_trace_ready=tensorboard_trace_handler(str(tmp_path), worker_name="w")):
+        ember.ones(2) + 1
+    (path,) = tmp_path.iterdir()
+    assert path.name.startswith("w.") and path.name.endswith(".pt.trace.json")
+    names = {e["name"] for e in json.loads(path.read_text())["traceEvents"]}
+    assert "ember::add_scalar" in names or "ember::add" in names

@@ -55,7 +55,11 @@ class explain:
 
     def on_op(self, op, args, attrs, outputs, inplace, start, end, seq):
         node = outputs[0]._grad_fn if outputs else None
-        if node is not None and node.op is op and not inplace:
+        if inplace:
+            node = _inplace_node(node, op)
+            if node is not None:
+                self._forward[node] = _INPLACE  # its input is gone: overwritten
+        elif node is not None and node.op is op:
             self._forward[node] = (tuple(_keep(x) for x in args), dict(attrs))
 
     def on_node(self, node, grads, in_grads, start, end, seq):
@@ -161,6 +165,19 @@ class CheckReport(dict):
 
 # ----------------------------------------------------------------------------------------------
 # summaries
+
+
+_INPLACE = "in-place"
+
+
+def _inplace_node(node, op):
+    """The node an in-place op recorded: the target's own, or when the target is a view, the
+    one behind its CopySlices (view node -> CopySlices -> op node; see graph.py)."""
+    if node is not None and node.op is not op:
+        copy = node.next_functions[0][0] if node.next_functions else None
+        edges = copy.next_functions if copy is not None else ()
+        node = edges[1][0] if len(edges) > 1 else None
+    return node if node is not None and node.op is op else None
 
 
 def _keep(x):
@@ -379,9 +396,18 @@ def _inputs_of(step):
     op = node.op
     if type(node) is not Node or getattr(op, "kernel", None) is None or op.rule is None:
         return None, "not an op node (no kernel to re-run)"
-    if step.forward is not None:
+    if step.forward is not None and step.forward is not _INPLACE:
         args, attrs = step.forward
         return (_current(args), attrs), None
+    args, reason = _saved_inputs(step)
+    if args is None and step.forward is _INPLACE:
+        reason = "an in-place op whose rule does not keep the input it overwrote"
+    return args, reason
+
+
+def _saved_inputs(step):
+    """The op's inputs and attributes as its rule saved them, or (None, reason)."""
+    op = step.node.op
     saved = step.saved
     if saved is None:
         return None, "its saved values were freed before explain() saw it"
