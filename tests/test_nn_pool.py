@@ -168,7 +168,10 @@ def test_half_precision_pools():
     lambda m, x: F(m).max_unpool2d(*F(m).max_pool2d(x[0], 2, return_indices=True), 2),
     lambda m, x: F(m).max_unpool1d(*F(m).max_pool1d(x[:, :, 0], 2, return_indices=True), 2,
                                    output_size=[2, 3, 9]),
-    lambda m, x: F(m).max_unpool3d(*F(m).max_pool3d(x[:1], 2, return_indices=True), 2),
+    # a volume the windows tile exactly: otherwise a maximum in the cropped border gives an
+    # index max_unpool rejects (torch raises too)
+    lambda m, x: F(m).max_unpool3d(*F(m).max_pool3d(x[:1, :2, :6], 2, return_indices=True),
+                                   2),
 ])
 def test_max_unpool(fn):
     both_precisions(fn, [R(2, 3, 7, 8)])

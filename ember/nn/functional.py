@@ -15,3 +15,5 @@ from ..ops.nn.norm import *  # noqa: F401,F403
 from ..ops.nn.distance import *  # noqa: F401,F403
 from ..ops.nn.loss import *  # noqa: F401,F403
 from ..ops.nn.attention import *  # noqa: F401,F403
+# torch's own transformer layers call these private helpers as F._canonical_mask etc.
+from ..ops.nn.attention import _canonical_mask, _mha_shape_check, _none_or_dtype  # noqa: F401

@@ -38,3 +38,20 @@ SPECS = [
     Spec("col2im", lambda m, x: _f(m).fold(x, (4, 5), 2, padding=1, stride=(1, 2)),
          [(T(2, 12, 15),), (T(8, 15),)]),
 ]
+
+# the tiled fast path of max pooling (stride == kernel, no padding, no indices asked for)
+SPECS += [
+    Spec("max_pool_tiled", lambda m, x: (m.nn.functional.max_pool2d(x, 2),
+                                         m.nn.functional.max_pool1d(x[0], 3),
+                                         m.nn.functional.max_pool3d(x.unsqueeze(0), (1, 2, 2))),
+         [(T(2, 3, 6, 7),), (T(1, 2, 4, 4, t=True),)],
+         ops=["tiled_max_pool", "tiled_max_pool_backward", "tiled_window_pick"]),
+    Spec("max_pool_tiled_double_backward", lambda m, x: _pool_second(m, x),
+         [(T(1, 2, 4, 6),)], ops=["tiled_max_pool_backward", "tiled_window_pick"]),
+]
+
+
+def _pool_second(m, x):
+    y = m.nn.functional.max_pool2d(x, 2)
+    (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
+    return g

@@ -352,12 +352,19 @@ def _refuse_dtype(name, input, allowed):
 # max pooling
 
 
-def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode):
+def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode,
+                return_indices=True):
     name = f"max_pool{n}d"
     _refuse_dtype(name, input, lambda d: d is not dt.bool)
     input, unbatched = _batched(input, n, name)
     kernel, stride, pairs, dilation, _ = _geometry(name, n, input, kernel_size, stride, padding,
                                                    dilation, ceil_mode)
+    tiled = (not return_indices and input.is_floating_point() and stride == kernel and
+             all(d == 1 for d in dilation) and all(lo == 0 and hi <= 0 for lo, hi in pairs))
+    if tiled:
+        values = _tiled_max_pool(input, kernel=kernel)[0]
+        if not bool(values.isnan().any()):  # NaNs: the general path picks torch's last NaN
+            return (values.squeeze(0) if unbatched else values), None
     values, indices = _max_pool(input, kernel=kernel, stride=stride, padding=pairs,
                                 dilation=dilation)
     if unbatched:
@@ -380,24 +387,112 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
+# The common case -- windows that tile the input (stride == kernel, no padding or dilation) and
+# no indices asked for -- has a faster path: the windows are a reshape of the input, and the
+# backward puts g back at each window's argmax (window-local, one byte per output) instead of
+# scattering to torch-style flat indices. Two ops close under differentiation:
+#     tiled_max_pool_backward(g, arg)  g -> zeros of the input with g at each window's argmax
+#     tiled_window_pick(h, arg)        h -> the entry of each window of h at arg
+
+
+def _tiles(x, kernel):
+    """(N, C, *S) -> the view (N, C, o1, k1, o2, k2, ...) of the windows that tile it."""
+    n = len(kernel)
+    out = tuple(s // k for s, k in zip(x.shape[2:], kernel))
+    cropped = x[(Ellipsis,) + tuple(slice(0, o * k) for o, k in zip(out, kernel))]
+    shape = x.shape[:2] + tuple(d for o, k in zip(out, kernel) for d in (o, k))
+    return cropped.reshape(shape), out, n
+
+
+def _tap_order(n):
+    """Axes permutation (N, C, o1, k1, o2, k2, ...) -> (N, C, o1, o2, ..., k1, k2, ...)."""
+    return (0, 1) + tuple(2 + 2 * i for i in range(n)) + tuple(3 + 2 * i for i in range(n))
+
+
+@op("none", name="tiled_max_pool", node_name="MaxPool2DWithIndicesBackward0")
+def _tiled_max_pool(xp, x, *, kernel):
+    tiles, out, n = _tiles(x, kernel)
+    taps = math.prod(kernel)
+    # one elementwise maximum per tap (over strided views: no copy of the input, and much
+    # faster than a NumPy reduction over two non-contiguous axes)
+    values = _tap(tiles, kernel, 0).copy()
+    for k in range(1, taps):
+        xp.maximum(values, _tap(tiles, kernel, k), out=values)
+    # the first tap (in window order) holding the maximum, as torch picks: write the taps'
+    # numbers from last to first where they equal it
+    arg = xp.zeros(values.shape, dtype=xp.uint8 if taps <= 256 else xp.int64)
+    for k in reversed(range(1, taps)):
+        xp.copyto(arg, k, where=_tap(tiles, kernel, k) == values)
+    return values, arg
+
+
+def _tap(tiles, kernel, k):
+    """Tap number k (row-major within the window) of every window: a strided view."""
+    offsets = []
+    for size in reversed(kernel):
+        offsets.append(k % size)
+        k //= size
+    index = (slice(None), slice(None))
+    for offset in reversed(offsets):
+        index += (slice(None), offset)
+    return tiles[index]
+
+
+@_tiled_max_pool.grad
+def _tiled_max_pool(g, x_shape, out, kernel):
+    return (_tiled_backward(g[0], out[1], kernel=kernel, input_shape=x_shape),)
+
+
+@op("none", name="tiled_max_pool_backward", node_name="MaxPool2DWithIndicesBackwardBackward0")
+def _tiled_backward(xp, dy, arg, *, kernel, input_shape):
+    """Zeros of the input's shape with dy at each window's argmax: one masked copy per tap."""
+    full = xp.zeros(input_shape, dtype=dy.dtype)
+    tiles, _, _ = _tiles(full, kernel)
+    for k in range(math.prod(kernel)):
+        xp.copyto(_tap(tiles, kernel, k), dy, where=arg == k)
+    return full
+
+
+@_tiled_backward.grad
+def _tiled_backward(g, arg, kernel):
+    return (_tiled_pick(g, arg, kernel=kernel), None)
+
+
+@op("none", name="tiled_window_pick", node_name="MaxPool2DWithIndicesBackward0")
+def _tiled_pick(xp, h, arg, *, kernel):
+    tiles, _, _ = _tiles(h, kernel)
+    picked = xp.zeros(arg.shape, dtype=h.dtype)
+    for k in range(math.prod(kernel)):
+        xp.copyto(picked, _tap(tiles, kernel, k), where=arg == k)
+    return picked
+
+
+@_tiled_pick.grad
+def _tiled_pick(g, h_shape, arg, kernel):
+    return (_tiled_backward(g, arg, kernel=kernel, input_shape=h_shape), None)
+
+
 @export
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    result = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
+    result = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode,
+                         return_indices)
     return result if return_indices else result[0]
 
 
 @export
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    result = _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode)
+    result = _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode,
+                         return_indices)
     return result if return_indices else result[0]
 
 
 @export
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
-    result = _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode)
+    result = _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode,
+                         return_indices)
     return result if return_indices else result[0]
 
 

@@ -55,9 +55,11 @@ def _plan(batch_sizes, reverse):
             prev = (slice(before, before + size),)
         else:  # the batch only grows: last step's rows, then newly starting sequences
             known = batch_sizes[t + 1] if t + 1 < count else 0
-            prev = tuple(p for p in (slice(offsets[t + 1], offsets[t + 1] + known) if known
-                                     else None, slice(n + known, n + size) if size > known
-                                     else None) if p is not None)
+            prev = ()
+            if known:
+                prev += (slice(offsets[t + 1], offsets[t + 1] + known),)
+            if size > known:
+                prev += (slice(n + known, n + size),)
         steps.append((rows, prev))
     if reverse:  # every sequence ends at t = 0
         last = (slice(0, batch_sizes[0]),) if count else ()
