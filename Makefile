@@ -9,17 +9,17 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,demo]'
 	touch $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q -n 2 tests
 
 demo: $(STAMP)
-	$(PY) examples/autograd_fit.py
+	$(PY) examples/train_digits.py --out runs/digits
 
 bench: $(STAMP)
-	$(PY) bench/overhead.py
+	$(PY) bench/run.py
 
 lint: $(STAMP)
 	$(PY) -m pip install -q ruff && $(VENV)/bin/ruff check ember tests bench examples
