@@ -534,3 +534,12 @@ def test_views_see_in_place_changes_of_their_base():
     e.exp_()
     t.exp_()
     assert e_view.grad_fn.name() == t_view.grad_fn.name() == "AsStridedBackward0"
+
+
+def test_tuple_ops_with_one_output_get_tuple_gradients():
+    """unbind/split of a size-1 dim return 1-tuples; their rules must still see tuples."""
+    def run(m):
+        x = leaf(m).reshape(1, -1)
+        (x.unbind(0)[0] * 2).sum().backward(inputs=[x])
+        return x.grad
+    on_both(run)

@@ -243,7 +243,7 @@ def _should_apply(node, needed, captures, only_targets, capture):
 
 
 def _apply(node, grads, buffers, needed, retain_graph):
-    if node._num_outputs > 1 and node._out_meta is not None:  # Function nodes do their own
+    if node._out_meta is not None:  # (Function nodes fill in missing gradients themselves)
         grads = _materialize(node, grads)
     if node._pre_hooks:
         for hook in tuple(node._pre_hooks.values()):

@@ -45,7 +45,7 @@ class Node:
         self._saved = saved
         self._seq = next(_sequence)
         self._num_outputs = num_outputs
-        self._out_meta = out_meta             # (shape, dtype) per output, multi-output ops only
+        self._out_meta = out_meta             # (shape, dtype) per output of tuple-returning ops
         self._tensor_hooks = None             # {output_nr: {id: hook}} from register_hook
         self._pre_hooks = None
         self._post_hooks = None
@@ -62,7 +62,7 @@ class Node:
     def apply(self, grads):
         """Run the op's rule: the gradient(s) of the outputs -> one gradient per input."""
         op = self.op
-        g = grads[0] if self._num_outputs == 1 else tuple(grads)
+        g = grads[0] if self._out_meta is None else tuple(grads)  # tuple ops get a tuple
         return op.rule(g, *self._unpack())
 
     def __call__(self, *grads):
@@ -83,7 +83,7 @@ class Node:
                 value = unpack_saved(value, self)
             elif kind == "out":
                 value = tuple(unpack_saved(v, self) for v in value)
-                if self._num_outputs == 1:
+                if self._out_meta is None:
                     value = value[0]
             elif kind == "inputs":
                 value = tuple(unpack_saved(v, self) for v in value)
@@ -261,8 +261,9 @@ def _save(op, args, attrs, outputs):
 # recording
 
 
-def record(op, args, attrs, outputs):
-    """Attach a new node for `op` to its floating-point outputs."""
+def record(op, args, attrs, outputs, multi=False):
+    """Attach a new node for `op` to its floating-point outputs. `multi`: the kernel returned a
+    tuple, so the rule gets `g` (and `out`) as tuples, even of one element."""
     edges = []
     meta = []
     for x in args:
@@ -273,7 +274,7 @@ def record(op, args, attrs, outputs):
         else:
             edges.append(_NO_EDGE)
             meta.append(None)
-    if len(outputs) == 1:
+    if not multi:
         out = outputs[0]
         node = Node(op, tuple(edges), meta, _save(op, args, attrs, outputs) if op.saves else
                     _EMPTY, 1)

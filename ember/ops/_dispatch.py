@@ -77,7 +77,7 @@ def call(op, *args, **attrs):
     if _grad.grad_enabled and op.rule is not None:
         for x in args:
             if isinstance(x, Tensor) and x._requires_grad:
-                record(op, args, attrs, outputs)
+                record(op, args, attrs, outputs, type(result) is tuple)
                 break
     return outputs if type(result) is tuple else outputs[0]
 
