@@ -126,11 +126,153 @@ def overhead_backward(lib, chain=100):
     return step
 
 
+# ----------------------------------------------------------------------------------------------
+# sequence models
+
+VOCAB, D_MODEL, LAYERS, HEADS, CONTEXT, BATCH = 65, 256, 4, 4, 128, 16
+
+
+def _gpt(lib, sdpa):
+    """Decoder-only GPT: token + position embeddings, pre-norm blocks (LayerNorm, causal
+    self-attention, LayerNorm, GELU MLP 4x), final LayerNorm, linear head."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Attention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = nn.Linear(D_MODEL, 3 * D_MODEL)
+            self.proj = nn.Linear(D_MODEL, D_MODEL)
+            self.register_buffer("causal", lib.ones(CONTEXT, CONTEXT, dtype=lib.bool).triu(1),
+                                 persistent=False)
+
+        def forward(self, x):
+            batch, steps, _ = x.shape
+            q, k, v = (t.view(batch, steps, HEADS, D_MODEL // HEADS).transpose(1, 2)
+                       for t in self.qkv(x).chunk(3, -1))
+            if sdpa:
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            else:  # attention written out: matmul, masked softmax, matmul
+                scores = q @ k.transpose(-2, -1) * (1.0 / (q.shape[-1] ** 0.5))
+                scores = scores.masked_fill(self.causal[:steps, :steps], float("-inf"))
+                y = F.softmax(scores, dim=-1) @ v
+            return self.proj(y.transpose(1, 2).reshape(batch, steps, D_MODEL))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1 = nn.LayerNorm(D_MODEL)
+            self.attn = Attention()
+            self.ln2 = nn.LayerNorm(D_MODEL)
+            self.mlp = nn.Sequential(nn.Linear(D_MODEL, 4 * D_MODEL), nn.GELU(),
+                                     nn.Linear(4 * D_MODEL, D_MODEL))
+
+        def forward(self, x):
+            x = x + self.attn(self.ln1(x))
+            return x + self.mlp(self.ln2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tokens = nn.Embedding(VOCAB, D_MODEL)
+            self.positions = nn.Embedding(CONTEXT, D_MODEL)
+            self.blocks = nn.Sequential(*[Block() for _ in range(LAYERS)])
+            self.ln = nn.LayerNorm(D_MODEL)
+            self.head = nn.Linear(D_MODEL, VOCAB)
+
+        def forward(self, idx):
+            x = self.tokens(idx) + self.positions(lib.arange(idx.shape[1]))
+            return self.head(self.ln(self.blocks(x)))
+
+    return GPT()
+
+
+def _gpt_batch(lib):
+    data = np.random.default_rng(0).integers(0, VOCAB, (BATCH, CONTEXT + 1))
+    return lib.from_numpy(data[:, :-1].copy()), lib.from_numpy(data[:, 1:].copy())
+
+
+def _gpt_training(lib, sdpa):
+    lib.manual_seed(0)
+    model = _gpt(lib, sdpa)
+    optimizer = lib.optim.AdamW(model.parameters(), lr=3e-4)
+    inputs, targets = _gpt_batch(lib)
+
+    def loss_fn(logits, targets):
+        return lib.nn.functional.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1))
+    return _train_step(lib, model, optimizer, inputs, targets, loss_fn)
+
+
+def gpt(lib):
+    """GPT (vocab 65, d 256, 4 layers, 4 heads, context 128, batch 16), AdamW; attention
+    written with matmul + masked softmax."""
+    return _gpt_training(lib, sdpa=False)
+
+
+def gpt_sdpa(lib):
+    """The same GPT with F.scaled_dot_product_attention."""
+    return _gpt_training(lib, sdpa=True)
+
+
+def gpt_inference(lib):
+    """The GPT forward pass under no_grad."""
+    lib.manual_seed(0)
+    model = _gpt(lib, sdpa=True).eval()
+    inputs, _ = _gpt_batch(lib)
+
+    def step():
+        with lib.no_grad():
+            model(inputs)
+    return step
+
+
+STEPS, HIDDEN, INPUT = 50, 256, 64
+
+
+def _sequence_training(lib, model, run):
+    x = _data(lib, STEPS, 32, INPUT, seed=0)
+    target = _data(lib, STEPS, 32, HIDDEN, seed=1)
+    optimizer = lib.optim.AdamW(model.parameters(), lr=1e-3)
+    return _train_step(lib, lambda x: run(x), optimizer, x, target,
+                       lib.nn.functional.mse_loss)
+
+
+def lstm(lib):
+    """nn.LSTM (input 64, hidden 256, 50 steps, batch 32), MSE, AdamW."""
+    lib.manual_seed(0)
+    model = lib.nn.LSTM(INPUT, HIDDEN)
+    return _sequence_training(lib, model, lambda x: model(x)[0])
+
+
+def lstm_cell(lib):
+    """The same LSTM written by hand from two Linear layers and sigmoid/tanh in a Python
+    loop over time: a long graph of small ops."""
+    lib.manual_seed(0)
+    nn = lib.nn
+    model = nn.ModuleDict({"ih": nn.Linear(INPUT, 4 * HIDDEN), "hh": nn.Linear(HIDDEN,
+                                                                                4 * HIDDEN)})
+
+    def run(x):
+        h = c = lib.zeros(x.shape[1], HIDDEN)
+        outputs = []
+        for t in range(x.shape[0]):
+            i, f, g, o = (model["ih"](x[t]) + model["hh"](h)).chunk(4, 1)
+            c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+            h = o.sigmoid() * c.tanh()
+            outputs.append(h)
+        return lib.stack(outputs)
+    return _sequence_training(lib, model, run)
+
+
 WORKLOADS = {
     "mlp": mlp,
     "cnn": cnn,
     "resnet": resnet,
+    "gpt": gpt,
+    "gpt_sdpa": gpt_sdpa,
+    "lstm": lstm,
+    "lstm_cell": lstm_cell,
     "resnet_inference": resnet_inference,
+    "gpt_inference": gpt_inference,
     "overhead_forward": overhead_forward,
     "overhead_backward": overhead_backward,
 }

@@ -308,3 +308,12 @@ MODULE_FORWARD = [
 def test_module_forward_matches_torch(spec, shape):
     x = np.abs(R(*shape)) + 0.1
     check(lambda m, x: eval("m.nn." + spec)(x), [x])
+
+
+@pytest.mark.parametrize("kernel", [2, 3, (3, 2), (1, 4)])
+def test_tiling_max_pool_ties_route_gradients_like_torch(kernel):
+    """The fast path for tiling windows must pick torch's element among equal maxima."""
+    x = np.random.default_rng(1).integers(0, 3, (2, 3, 9, 8)).astype(np.float64)
+    check(lambda m, x: F(m).max_pool2d(x, kernel), [x])
+    check(lambda m, x: F(m).max_pool3d(x.unsqueeze(0), (1,) + (kernel if isinstance(
+        kernel, tuple) else (kernel, kernel))), [x])

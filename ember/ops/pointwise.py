@@ -257,9 +257,11 @@ _sigmoid_backward = defop(
     "sigmoid_backward", "arith", lambda xp, dy, y: dy * y * (1 - y),
     lambda g, dy, y: (_sigmoid_backward(g, y), g * dy * (1 - 2 * y)),
     node_name="SigmoidBackwardBackward0")
+# dy * mask, not xp.where(mask, dy, 0): NumPy's where with a scalar is ~8x slower. (The one
+# difference: an infinite dy where the mask is off gives nan instead of 0.)
 _threshold_backward = defop(
     "threshold_backward", "arith",
-    lambda xp, dy, y, *, threshold: xp.where(y > threshold, dy, 0).astype(dy.dtype, copy=False),
+    lambda xp, dy, y, *, threshold: dy * (y > threshold),
     lambda g, y, threshold: (_threshold_backward(g, y, threshold=threshold), None),
     node_name="ThresholdBackwardBackward0")
 

@@ -1,16 +1,30 @@
 """Activations and the softmax family: the ops behind `F.relu` ... `F.softmax`, plus the
 torch-level names torch has for them (`torch.selu`, `torch.softmax`, `Tensor.softmax`, ...).
 
-Every elementwise activation is one op: the kernel computes the value on raw arrays, the rule
-gives the derivative with ember ops (so `create_graph=True` can differentiate it again).
+Every elementwise activation is one op whose kernel computes the value on raw arrays. Its rule
+has two paths (the pattern of rnn.py):
+  * plain backward -- the engine runs rules with grad mode off: one fused op,
+    `<name>_backward(g, a)`, computes g * f'(a) in a single kernel;
+  * create_graph=True -- grad mode is on inside the rule: the same derivative written with
+    ember ops, so that it can be differentiated again.
 float16 and bfloat16 inputs are computed in float32 and rounded once, as torch does.
 `inplace=True` runs the same op through `Op.inplace`, which writes into the input (views
 included) and rewrites its autograd history.
 
-softmax and log_softmax subtract the maximum along `dim` before exponentiating, so exp never
-overflows; their rules are single expressions of the saved output y:
+The kernels are written for NumPy, where each ufunc call is one pass over memory:
+  * in-place ufuncs on temporaries the kernel owns (`t *= x`, `xp.exp(t, out=t)`) and few
+    fresh arrays (a new large array costs page faults);
+  * no xp.where on a data-dependent mask: NumPy's where branches per element and runs about
+    ten times slower on an unpredictable mask (the sign of activations) than arithmetic.
+    Exact substitutes: clipping (max(x, 0) = clip(x, 0, inf); NumPy's clip with two bounds is
+    its fast loop) and `_select`, a where on the bit patterns;
+  * float32 stays float32. gelu's erf(x / sqrt 2) for float32 is tanh(x P(x^2)), P fitted
+    for ember (`_PHI_TANH`); float64 uses the exact erf of pointwise.py.
 
-    softmax:      dx = y * (g - sum(g * y))        (= g*y - y*sum(g*y))
+softmax and log_softmax subtract the maximum along `dim` before exponentiating, so exp never
+overflows; their backward kernels are single expressions of the saved output y:
+
+    softmax:      dx = y * (g - sum(g * y))
     log_softmax:  dx = g - exp(y) * sum(g)
 
 Composites, as in torch (their grad_fn names are torch's too): relu6 (hardtanh), selu (elu
@@ -38,10 +52,8 @@ __all__ = ["threshold", "threshold_", "relu", "relu_", "relu6", "hardtanh", "har
            "hardshrink", "tanhshrink", "softsign", "tanh", "sigmoid", "hardsigmoid", "hardswish",
            "logsigmoid", "glu", "softmax", "log_softmax", "softmin", "gumbel_softmax"]
 
-# kernels of pointwise.py reused on raw arrays (both are exact and overflow-free)
 _relu = REGISTRY["relu"]
-_erf_kernel = REGISTRY["erf"].kernel
-_sigmoid_kernel = REGISTRY["sigmoid"].kernel
+_erf_kernel = REGISTRY["erf"].kernel  # the exact erf (float64 inside), for float64 gelu
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -49,6 +61,17 @@ _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _GELU_K = math.sqrt(2 / math.pi)  # tanh approximation: tanh(K (x + C x^3))
 _GELU_C = 0.044715
+_INF = math.inf
+
+# erf(x / sqrt 2) = tanh(x P(x^2)) for float32 gelu. P (coefficients from x^0 up) was fitted
+# for ember in float64 by Lawson's weighted minimax on 0 <= x <= 6, minimising the error of
+# erf itself (artanh(erf) grows like x^2/2, smooth, so seven terms suffice): at most 5.8e-8,
+# 1.3e-7 once evaluated in float32 arithmetic (float32's spacing just below 1 is 6e-8; torch's
+# vectorised float32 erf is good to 1.5e-7). The leading coefficient is positive, so x P(x^2)
+# keeps growing beyond the fitted range and tanh saturates at +-1 as erf does.
+_PHI_TANH = (7.978849414598754e-01, 3.6333084576584636e-02, -3.25949790066737e-05,
+             -5.530619204855184e-05, 3.964744073293977e-06, -1.322633090194614e-07,
+             1.7561698026652513e-09)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -64,6 +87,20 @@ def _quiet(kernel):
     return run
 
 
+def _elementwise(kernel):
+    """An elementwise kernel with NumPy's floating-point warnings off, whose 0-d inputs run as
+    1-element arrays: arithmetic on 0-d arrays returns scalars, which the kernels' in-place
+    ufuncs could not write into."""
+    @functools.wraps(kernel)
+    def run(xp, a, *args, **attrs):
+        with np.errstate(all="ignore"):
+            if a.ndim:
+                return kernel(xp, a, *args, **attrs)
+            args = [t.reshape(1) if t.ndim == 0 else t for t in args]
+            return kernel(xp, a.reshape(1), *args, **attrs).reshape(())
+    return run
+
+
 def _floating(name, xp, a):
     """`a` ready for a floating-point kernel: torch's error for other dtypes, and float16 /
     bfloat16 widened to float32 (dispatch rounds the result back to a's dtype)."""
@@ -71,6 +108,11 @@ def _floating(name, xp, a):
     if not d.is_floating_point:
         raise NotImplementedError(f"\"{name}\" not implemented for '{dt.scalar_name(d)}'")
     return a.astype(xp.float32) if a.dtype.itemsize == 2 else a
+
+
+def _widened(xp, g, x):
+    """The incoming gradient in the dtype the kernel computes in (x's, after `_floating`)."""
+    return g if g.dtype == x.dtype else g.astype(x.dtype)
 
 
 def _not_bool(name, a):
@@ -82,92 +124,443 @@ def _run(op_, input, inplace, **attrs):
     return op_.inplace(input, **attrs) if inplace else op_(input, **attrs)
 
 
+_UINT = {1: "uint8", 2: "uint16", 4: "uint32", 8: "uint64"}
+
+
+def _bits(xp, v, dtype):
+    """An array (or a number, made one) of `dtype`, viewed as unsigned integers as wide."""
+    if not isinstance(v, xp.ndarray):
+        v = xp.asarray(v, dtype=dtype)
+    return v.view(_UINT[dtype.itemsize])
+
+
+def _select(xp, mask, a, b, dtype, invert=False):
+    """xp.where(mask, a, b) -- or where(~mask, a, b) with invert=True -- for arrays or numbers
+    of `dtype`, as a new array. Computed on the bit patterns, b ^ ((a ^ b) & m) with m all ones
+    where a is picked: exact for every value (nan and inf too), and a few branch-free integer
+    passes instead of NumPy's per-element branch."""
+    m = mask.astype(_UINT[dtype.itemsize])
+    if invert:
+        m -= 1                 # 1 -> 0 and 0 -> all ones (unsigned arithmetic wraps)
+    else:
+        xp.negative(m, out=m)  # 1 -> all ones
+    if isinstance(b, (int, float)) and b == 0:
+        m &= _bits(xp, a, dtype)
+    else:
+        m &= _bits(xp, a, dtype) ^ _bits(xp, b, dtype)
+        m ^= _bits(xp, b, dtype)
+    return m.view(dtype)
+
+
+def _positive_part(xp, x):
+    """max(x, 0) as a new array (nan stays nan); clip with two bounds is NumPy's fast loop."""
+    return xp.clip(x, 0, _INF)
+
+
+def _negative_part(xp, x):
+    """min(x, 0) as a new array (nan stays nan)."""
+    return xp.clip(x, -_INF, 0)
+
+
+def _sigmoid(xp, x):
+    """1 / (1 + exp(-x)) as a new array; where exp(-x) overflows the result is 1/inf = 0 (the
+    true value is below float32's smallest normal number)."""
+    s = xp.negative(x)
+    xp.exp(s, out=s)
+    s += 1
+    return xp.reciprocal(s, out=s)
+
+
+def _erf_of_scaled32(xp, x, u):
+    """erf(x / sqrt 2) for float32 x, given u = x * x: tanh(x P(u)), as a new array."""
+    t = u * _PHI_TANH[-1]
+    t += _PHI_TANH[-2]
+    for c in _PHI_TANH[-3::-1]:
+        t *= u
+        t += c
+    t *= x
+    return xp.tanh(t, out=t)
+
+
 # ----------------------------------------------------------------------------------------------
-# elementwise activations: one op each
+# elementwise activations: a kernel, a fused backward kernel, and a rule choosing between that
+# and the differentiable ember-op derivative
 
 
+@_elementwise
 def _hardtanh_kernel(xp, a, *, min_val, max_val):
     _not_bool("hardtanh", a)
     # bounds in a's dtype: integer tensors truncate them (torch: hardtanh(int, -1.5) -> -1)
     return xp.clip(a, a.dtype.type(min_val), a.dtype.type(max_val))
 
 
+@_elementwise
+def _hardtanh_backward_kernel(xp, g, a, *, min_val, max_val):
+    """g, except 0 where a <= min_val or a >= max_val (a nan a keeps g, as in torch)."""
+    return _select(xp, (a <= min_val) | (a >= max_val), g, 0, g.dtype, invert=True)
+
+
+def _hardtanh_rule(g, a, min_val, max_val):
+    if grad_mode.is_grad_enabled():
+        return (where((a <= min_val) | (a >= max_val), 0, g),)
+    return (_hardtanh_backward(g, a, min_val=min_val, max_val=max_val),)
+
+
+@_elementwise
 def _threshold_kernel(xp, a, *, threshold, value):
     _not_bool("threshold_cpu", a)
-    return xp.where(a > a.dtype.type(threshold), a, a.dtype.type(value))
+    return _select(xp, a > a.dtype.type(threshold), a, a.dtype.type(value), a.dtype)
 
 
+@_elementwise
 def _leaky_relu_kernel(xp, a, *, negative_slope):
+    """max(x, 0) + slope * min(x, 0): one of the terms is always zero, so this is exact."""
     x = _floating("leaky_relu_cpu", xp, a)
-    return xp.where(x > 0, x, x * negative_slope)
+    y = _negative_part(xp, x)
+    y *= negative_slope
+    y += _positive_part(xp, x)
+    return y
 
 
+@_elementwise
+def _leaky_relu_backward_kernel(xp, g, a, *, negative_slope):
+    x = _floating("leaky_relu_backward", xp, a)
+    slope = _select(xp, x > 0, 1.0, negative_slope, x.dtype)
+    slope *= _widened(xp, g, x)
+    return slope
+
+
+def _leaky_relu_rule(g, a, negative_slope):
+    if grad_mode.is_grad_enabled():
+        return (where(a > 0, g, g * negative_slope),)
+    return (_leaky_relu_backward(g, a, negative_slope=negative_slope),)
+
+
+@_elementwise
 def _elu_kernel(xp, a, *, alpha, scale, input_scale):
-    """scale * x for x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
+    """scale * x for x > 0, else scale * alpha * (exp(input_scale * x) - 1): the two branches
+    computed on max(x, 0) and min(x, 0), so each is zero where the other applies."""
     x = _floating("elu_cpu", xp, a)
-    negative = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
-    return xp.where(x > 0, x * scale, negative)
+    y = _negative_part(xp, x)
+    if input_scale != 1:
+        y *= input_scale
+    xp.expm1(y, out=y)
+    y *= alpha * scale
+    positive = _positive_part(xp, x)
+    if scale != 1:
+        positive *= scale
+    y += positive
+    return y
+
+
+@_elementwise
+def _elu_backward_kernel(xp, g, a, *, alpha, scale, input_scale):
+    """g * scale where a > 0, else g * alpha * scale * input_scale * exp(input_scale * a)."""
+    x = _floating("elu_backward_cpu", xp, a)
+    slope = _negative_part(xp, x)  # exp of the clamped input: the unused branch stays finite
+    if input_scale != 1:
+        slope *= input_scale
+    xp.exp(slope, out=slope)
+    slope *= alpha * scale * input_scale
+    slope = _select(xp, x > 0, scale, slope, x.dtype)
+    slope *= _widened(xp, g, x)
+    return slope
 
 
 def _elu_rule(g, a, alpha, scale, input_scale):
-    # exp of the clamped input: the unused branch must stay finite for double backward
+    if not grad_mode.is_grad_enabled():
+        return (_elu_backward(g, a, alpha=alpha, scale=scale, input_scale=input_scale),)
     slope = (alpha * scale * input_scale) * (a.clamp(max=0) * input_scale).exp()
     return (where(a > 0, g * scale, g * slope),)
 
 
-@_quiet
+@_elementwise
 def _softplus_kernel(xp, a, *, beta, threshold):
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (torch's cut)."""
     x = _floating("softplus_cpu", xp, a)
     z = x * beta
-    return xp.where(z > threshold, x, xp.log1p(xp.exp(xp.minimum(z, threshold))) / beta)
+    linear = z > threshold
+    xp.clip(z, -_INF, threshold, out=z)  # exp must not overflow where x itself is the value
+    xp.exp(z, out=z)
+    xp.log1p(z, out=z)
+    if beta != 1:
+        z /= beta
+    return _select(xp, linear, x, z, x.dtype) if linear.any() else z
 
 
+@_elementwise
+def _softplus_backward_kernel(xp, g, a, *, beta, threshold):
+    """g * sigmoid(beta a) = g / (1 + exp(-beta a)), and g itself where beta a > threshold."""
+    x = _floating("softplus_backward_cpu", xp, a)
+    g = _widened(xp, g, x)
+    e = x * -beta
+    linear = e < -threshold
+    xp.exp(e, out=e)
+    e += 1
+    dx = xp.divide(g, e, out=e)
+    return _select(xp, linear, g, dx, x.dtype) if linear.any() else dx
+
+
+def _softplus_rule(g, a, beta, threshold):
+    if grad_mode.is_grad_enabled():
+        return (where(a * beta > threshold, g, g * (a * beta).sigmoid()),)
+    return (_softplus_backward(g, a, beta=beta, threshold=threshold),)
+
+
+@_elementwise
 def _softshrink_kernel(xp, a, *, lambd):
+    """x - clip(x, -lambd, lambd): x - lambd above lambd, x + lambd below -lambd, 0 between."""
     x = _floating("softshrink_cpu", xp, a)
-    return xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, 0))
+    y = xp.clip(x, -lambd, lambd)
+    return xp.subtract(x, y, out=y)
 
 
+@_elementwise
 def _hardshrink_kernel(xp, a, *, lambd):
     x = _floating("hardshrink_cpu", xp, a)
-    return xp.where((x >= -lambd) & (x <= lambd), 0, x)
+    return _select(xp, (x >= -lambd) & (x <= lambd), x, 0, x.dtype, invert=True)
 
 
+@_elementwise
+def _shrink_backward_kernel(xp, g, a, *, lambd):
+    """g, except 0 where -lambd <= a <= lambd (softshrink and hardshrink alike)."""
+    x = _floating("shrink_backward", xp, a)
+    g = _widened(xp, g, x)
+    return _select(xp, (x >= -lambd) & (x <= lambd), g, 0, x.dtype, invert=True)
+
+
+def _shrink_rule(backward):
+    def rule(g, a, lambd):
+        if grad_mode.is_grad_enabled():
+            return (where((a >= -lambd) & (a <= lambd), 0, g),)
+        return (backward(g, a, lambd=lambd),)
+    return rule
+
+
+@_elementwise
 def _hardsigmoid_kernel(xp, a):
+    """relu6(x + 3) / 6."""
     x = _floating("hardsigmoid_cpu", xp, a)
-    return xp.clip(x + 3, 0, 6) / 6
+    y = x + 3.0
+    xp.clip(y, 0, 6, out=y)
+    y *= 1 / 6
+    return y
 
 
+@_elementwise
+def _hardsigmoid_backward_kernel(xp, g, a):
+    """g / 6 where -3 < a < 3, else 0."""
+    x = _floating("hardsigmoid_backward", xp, a)
+    dx = _select(xp, (x > -3) & (x < 3), _widened(xp, g, x), 0, x.dtype)
+    dx *= 1 / 6
+    return dx
+
+
+def _hardsigmoid_rule(g, a):
+    if grad_mode.is_grad_enabled():
+        return (where((a > -3) & (a < 3), g / 6, 0),)
+    return (_hardsigmoid_backward(g, a),)
+
+
+@_elementwise
 def _hardswish_kernel(xp, a):
+    """x * relu6(x + 3) / 6."""
     x = _floating("hardswish_cpu", xp, a)
-    return x * xp.clip(x + 3, 0, 6) / 6
+    y = x + 3.0
+    xp.clip(y, 0, 6, out=y)
+    y *= x
+    y *= 1 / 6
+    return y
 
 
+@_elementwise
+def _hardswish_backward_kernel(xp, g, a):
+    """g * (a / 3 + 1/2) on [-3, 3], g above, 0 below."""
+    x = _floating("hardswish_backward", xp, a)
+    slope = x * (1 / 3)
+    slope += 0.5
+    slope = _select(xp, x <= 3, slope, 1.0, x.dtype)
+    slope *= _widened(xp, g, x)
+    return _select(xp, x < -3, slope, 0, x.dtype, invert=True)
+
+
+def _hardswish_rule(g, a):
+    if grad_mode.is_grad_enabled():
+        return (where(a < -3, 0, where(a <= 3, g * (a / 3 + 0.5), g)),)
+    return (_hardswish_backward(g, a),)
+
+
+@_elementwise
 def _silu_kernel(xp, a):
+    """x / (1 + exp(-x))."""
     x = _floating("silu_cpu", xp, a)
-    return x * _sigmoid_kernel(xp, x)
+    y = xp.negative(x)
+    xp.exp(y, out=y)
+    y += 1
+    return xp.divide(x, y, out=y)
 
 
+@_elementwise
+def _silu_backward_kernel(xp, g, a):
+    """g * s * (1 + a (1 - s)), s = sigmoid(a)."""
+    x = _floating("silu_backward_cpu", xp, a)
+    s = _sigmoid(xp, x)
+    dx = xp.subtract(1, s)
+    dx *= x
+    dx += 1
+    dx *= s
+    dx *= _widened(xp, g, x)
+    return dx
+
+
+def _silu_rule(g, a):
+    if not grad_mode.is_grad_enabled():
+        return (_silu_backward(g, a),)
+    s = a.sigmoid()
+    return (g * s * (1 + a * (1 - s)),)
+
+
+def _mish_parts(xp, x):
+    """(n, e) with e = exp(x) and n = e (e + 2), so that tanh(softplus(x)) = n / (n + 2)
+    (tanh(log(1 + e)) = ((1 + e)^2 - 1) / ((1 + e)^2 + 1)). x is clipped at 20 first: beyond,
+    tanh(softplus(x)) is 1 in float32 and e would overflow in float16's widened computation."""
+    e = xp.clip(x, -_INF, 20.0)
+    xp.exp(e, out=e)
+    n = e + 2.0
+    n *= e
+    return n, e
+
+
+@_elementwise
 def _mish_kernel(xp, a):
+    """x * tanh(softplus(x)) = x * n / (n + 2) (see `_mish_parts`)."""
     x = _floating("mish_cpu", xp, a)
-    return x * xp.tanh(xp.logaddexp(0, x))  # logaddexp(0, x) = softplus(x), overflow-free
+    n, denominator = _mish_parts(xp, x)
+    xp.add(n, 2.0, out=denominator)
+    n /= denominator
+    n *= x
+    return n
 
 
-@_quiet
+@_elementwise
+def _mish_backward_kernel(xp, g, a):
+    """g * (t + a sigmoid(a) (1 - t^2)), t = tanh(softplus(a))."""
+    x = _floating("mish_backward_cpu", xp, a)
+    t, e = _mish_parts(xp, x)
+    work = t + 2.0
+    t /= work
+    xp.add(e, 1.0, out=work)
+    e /= work                     # sigmoid(x) = e / (1 + e)
+    xp.multiply(t, t, out=work)
+    xp.subtract(1.0, work, out=work)
+    work *= e
+    work *= x
+    work += t
+    work *= _widened(xp, g, x)
+    return work
+
+
+def _mish_rule(g, a):
+    if not grad_mode.is_grad_enabled():
+        return (_mish_backward(g, a),)
+    t = _softplus(a, beta=1.0, threshold=20.0).tanh()
+    return (g * (t + a * a.sigmoid() * (1 - t * t)),)
+
+
+@_elementwise
 def _logsigmoid_kernel(xp, a):
     """log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)): exp's argument is never positive."""
     x = _floating("log_sigmoid_cpu", xp, a)
-    return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+    t = xp.abs(x)
+    xp.negative(t, out=t)
+    xp.exp(t, out=t)
+    xp.log1p(t, out=t)
+    y = _negative_part(xp, x)
+    y -= t
+    return y
 
 
+@_elementwise
+def _logsigmoid_backward_kernel(xp, g, a):
+    """g * sigmoid(-a) = g / (1 + exp(a))."""
+    x = _floating("log_sigmoid_backward_cpu", xp, a)
+    e = xp.exp(x)
+    e += 1
+    return xp.divide(_widened(xp, g, x), e, out=e)
+
+
+def _logsigmoid_rule(g, a):
+    if grad_mode.is_grad_enabled():
+        return (g * (-a).sigmoid(),)
+    return (_logsigmoid_backward(g, a),)
+
+
+@_elementwise
 def _gelu_kernel(xp, a, *, approximate):
     x = _floating("GeluKernelImpl", xp, a)
+    if approximate == "tanh":  # 0.5 x (1 + tanh(K x (1 + C x^2)))
+        y = x * x
+        y *= _GELU_K * _GELU_C
+        y += _GELU_K
+        y *= x
+        xp.tanh(y, out=y)
+    elif x.dtype == xp.float32:
+        y = _erf_of_scaled32(xp, x, x * x)
+    else:
+        return 0.5 * x * (1 + _erf_kernel(xp, x * _SQRT_HALF))
+    y += 1
+    y *= x
+    y *= 0.5
+    return y
+
+
+@_elementwise
+def _gelu_backward_kernel(xp, g, a, *, approximate):
+    """g * d/da of a Phi(a) = g * (Phi(a) + a phi(a)), or of the tanh approximation."""
+    x = _floating("GeluBackwardKernelImpl", xp, a)
+    g = _widened(xp, g, x)
     if approximate == "tanh":
-        return 0.5 * x * (1 + xp.tanh(_GELU_K * (x + _GELU_C * x * x * x)))
-    return 0.5 * x * (1 + _erf_kernel(xp, x * _SQRT_HALF))
+        return _gelu_tanh_backward(xp, g, x)
+    if x.dtype == xp.float32:
+        u = x * x
+        phi = _erf_of_scaled32(xp, x, u)
+    else:
+        u = x * x
+        phi = _erf_kernel(xp, x * _SQRT_HALF)
+    phi += 1
+    phi *= 0.5                    # Phi(x)
+    u *= -0.5
+    xp.exp(u, out=u)
+    u *= x
+    u *= _INV_SQRT_2PI            # x phi(x)
+    phi += u
+    phi *= g
+    return phi
+
+
+def _gelu_tanh_backward(xp, g, x):
+    """With t = tanh(K x (1 + C x^2)): d/dx = (1 + t) / 2 + x K (1 + 3 C x^2) (1 - t^2) / 2."""
+    u = x * x
+    t = u * (_GELU_K * _GELU_C)
+    t += _GELU_K
+    t *= x
+    xp.tanh(t, out=t)
+    u *= 1.5 * _GELU_K * _GELU_C
+    u += 0.5 * _GELU_K
+    u *= x                        # x K (1 + 3 C x^2) / 2
+    square = xp.multiply(t, t)
+    xp.subtract(1.0, square, out=square)
+    u *= square
+    t += 1
+    t *= 0.5
+    t += u
+    t *= g
+    return t
 
 
 def _gelu_rule(g, a, approximate):
+    if not grad_mode.is_grad_enabled():
+        return (_gelu_backward(g, a, approximate=approximate),)
     if approximate == "tanh":
         t = ((a + _GELU_C * a * a * a) * _GELU_K).tanh()
         slope = 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * _GELU_K * (1 + 3 * _GELU_C * a * a)
@@ -176,44 +569,43 @@ def _gelu_rule(g, a, approximate):
     return (g * slope,)
 
 
-def _silu_rule(g, a):
-    s = a.sigmoid()
-    return (g * s * (1 + a * (1 - s)),)
+def _backward_op(name, kernel):
+    """`<name>_backward(g, a, **attrs)`: the fused derivative; rules call it only with grad
+    mode off, so it needs no rule of its own."""
+    return defop(name + "_backward", "same", kernel)
 
 
-def _mish_rule(g, a):
-    t = _softplus(a, beta=1.0, threshold=20.0).tanh()
-    return (g * (t + a * a.sigmoid() * (1 - t * t)),)
-
-
-def _hardswish_rule(g, a):
-    return (where(a < -3, 0, where(a <= 3, g * (a / 3 + 0.5), g)),)
-
+_hardtanh_backward = _backward_op("hardtanh", _hardtanh_backward_kernel)
+_leaky_relu_backward = _backward_op("leaky_relu", _leaky_relu_backward_kernel)
+_elu_backward = _backward_op("elu", _elu_backward_kernel)
+_softplus_backward = _backward_op("softplus", _softplus_backward_kernel)
+_softshrink_backward = _backward_op("softshrink", _shrink_backward_kernel)
+_hardshrink_backward = _backward_op("hardshrink", _shrink_backward_kernel)
+_hardsigmoid_backward = _backward_op("hardsigmoid", _hardsigmoid_backward_kernel)
+_hardswish_backward = _backward_op("hardswish", _hardswish_backward_kernel)
+_silu_backward = _backward_op("silu", _silu_backward_kernel)
+_mish_backward = _backward_op("mish", _mish_backward_kernel)
+_logsigmoid_backward = _backward_op("log_sigmoid", _logsigmoid_backward_kernel)
+_gelu_backward = _backward_op("gelu", _gelu_backward_kernel)
 
 # name                              promotion kernel            backward
-_hardtanh = defop("hardtanh",       "same", _hardtanh_kernel,
-                  lambda g, a, min_val, max_val: (where((a <= min_val) | (a >= max_val), 0, g),))
+_hardtanh = defop("hardtanh",       "same", _hardtanh_kernel,   _hardtanh_rule)
 _threshold = defop("threshold",     "same", _threshold_kernel,
                    lambda g, a, threshold: (where(a <= threshold, 0, g),))
-_leaky_relu = defop("leaky_relu",   "same", _leaky_relu_kernel,
-                    lambda g, a, negative_slope: (where(a > 0, g, g * negative_slope),))
-_elu = defop("elu",                 "same", _elu_kernel, _elu_rule)
-_celu = defop("celu",               "same", _elu_kernel, _elu_rule)
-_softplus = defop("softplus",       "same", _softplus_kernel,
-                  lambda g, a, beta, threshold: (where(a * beta > threshold, g,
-                                                       g * (a * beta).sigmoid()),))
+_leaky_relu = defop("leaky_relu",   "same", _leaky_relu_kernel, _leaky_relu_rule)
+_elu = defop("elu",                 "same", _elu_kernel,        _elu_rule)
+_celu = defop("celu",               "same", _elu_kernel,        _elu_rule)
+_softplus = defop("softplus",       "same", _softplus_kernel,   _softplus_rule)
 _softshrink = defop("softshrink",   "same", _softshrink_kernel,
-                    lambda g, a, lambd: (where((a >= -lambd) & (a <= lambd), 0, g),))
+                    _shrink_rule(_softshrink_backward))
 _hardshrink = defop("hardshrink",   "same", _hardshrink_kernel,
-                    lambda g, a, lambd: (where((a >= -lambd) & (a <= lambd), 0, g),))
-_hardsigmoid = defop("hardsigmoid", "same", _hardsigmoid_kernel,
-                     lambda g, a: (where((a > -3) & (a < 3), g / 6, 0),))
-_hardswish = defop("hardswish",     "same", _hardswish_kernel, _hardswish_rule)
-_silu = defop("silu",               "same", _silu_kernel, _silu_rule)
-_mish = defop("mish",               "same", _mish_kernel, _mish_rule)
-_logsigmoid = defop("log_sigmoid",  "same", _logsigmoid_kernel,
-                    lambda g, a: (g * (-a).sigmoid(),))
-_gelu = defop("gelu",               "same", _gelu_kernel, _gelu_rule)
+                    _shrink_rule(_hardshrink_backward))
+_hardsigmoid = defop("hardsigmoid", "same", _hardsigmoid_kernel, _hardsigmoid_rule)
+_hardswish = defop("hardswish",     "same", _hardswish_kernel,  _hardswish_rule)
+_silu = defop("silu",               "same", _silu_kernel,       _silu_rule)
+_mish = defop("mish",               "same", _mish_kernel,       _mish_rule)
+_logsigmoid = defop("log_sigmoid",  "same", _logsigmoid_kernel, _logsigmoid_rule)
+_gelu = defop("gelu",               "same", _gelu_kernel,       _gelu_rule)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -228,10 +620,14 @@ def _channel_view(xp, weight, ndim):
 
 
 @op("same", name="prelu", node_name="PreluKernelBackward0")
+@_elementwise
 def _prelu(xp, a, weight):
+    """max(x, 0) + w * min(x, 0) (exact: one term is zero)."""
     x = _floating("prelu_cpu", xp, a)
-    w = _channel_view(xp, weight.astype(x.dtype, copy=False), a.ndim)
-    return xp.where(x > 0, x, w * x)
+    y = _negative_part(xp, x)
+    y *= _channel_view(xp, weight.astype(x.dtype, copy=False), a.ndim)
+    y += _positive_part(xp, x)
+    return y
 
 
 @_prelu.grad
@@ -251,11 +647,14 @@ def _prelu(g, a, weight, needs_input_grad):
 
 
 @op("same", name="glu")
+@_quiet
 def _glu(xp, a, *, dim):
     """First half of `dim` times the sigmoid of the second half."""
     x = _floating("glu_cpu", xp, a)
     first, second = xp.split(x, 2, axis=dim)
-    return first * _sigmoid_kernel(xp, second)
+    s = _sigmoid(xp, second)
+    s *= first
+    return s
 
 
 @_glu.grad
@@ -273,13 +672,30 @@ def _along(kernel):
     """Run a reduction-along-`dim` kernel on a 0-d input as on one element, and return empty
     inputs as they are (max over an empty dim has no value)."""
     @functools.wraps(kernel)
-    def run(xp, a, *, dim):
+    def run(xp, a, *args, dim):
         if a.size == 0:
             return xp.empty_like(a)
         if a.ndim == 0:
-            return kernel(xp, a.reshape(1), dim=0).reshape(())
-        return kernel(xp, a, dim=dim)
+            args = [t.reshape(1) for t in args]
+            return kernel(xp, a.reshape(1), *args, dim=0).reshape(())
+        return kernel(xp, a, *args, dim=dim)
     return run
+
+
+def _sum_along(xp, a, dim):
+    """a.sum(dim, keepdims=True). Along a contiguous last dim it is a matrix-vector product:
+    BLAS sums rows several times faster than NumPy's reduction loop (and as accurately)."""
+    if dim == a.ndim - 1 and a.flags.c_contiguous:
+        return (a @ xp.ones(a.shape[-1], a.dtype))[..., None]
+    return a.sum(axis=dim, keepdims=True)
+
+
+def _dot_along(xp, a, b, dim):
+    """(a * b).sum(dim, keepdims=True), without the product array along a last dim (stacked
+    row-by-row dot products, again in BLAS)."""
+    if dim == a.ndim - 1:
+        return xp.matmul(a[..., None, :], b[..., :, None])[..., 0]
+    return (a * b).sum(axis=dim, keepdims=True)
 
 
 @op("same", name="softmax", node_name="SoftmaxBackward0")
@@ -287,15 +703,29 @@ def _along(kernel):
 @_quiet
 def _softmax(xp, a, *, dim):
     x = _floating("softmax_lastdim_kernel_impl", xp, a)
-    e = xp.exp(x - x.max(axis=dim, keepdims=True))
-    e /= e.sum(axis=dim, keepdims=True)
+    e = x - x.max(axis=dim, keepdims=True)
+    xp.exp(e, out=e)
+    e *= 1 / _sum_along(xp, e, dim)
     return e
 
 
 @_softmax.grad
 def _softmax(g, out, dim):
+    if not grad_mode.is_grad_enabled():
+        return (_softmax_backward(g, out, dim=dim),)
     y, g = _float32_if_half(out, g)
     return ((y * (g - (g * y).sum(dim, keepdim=True))).to(out.dtype),)
+
+
+@op("same", name="softmax_backward")
+@_along
+def _softmax_backward(xp, g, y, *, dim):
+    """y * (g - sum(g * y)), in float32 for half types (as torch sums)."""
+    y = _floating("softmax_backward_data", xp, y)
+    g = _widened(xp, g, y)
+    dx = g - _dot_along(xp, g, y, dim)
+    dx *= y
+    return dx
 
 
 @op("same", name="log_softmax", node_name="LogSoftmaxBackward0")
@@ -304,14 +734,28 @@ def _softmax(g, out, dim):
 def _log_softmax(xp, a, *, dim):
     x = _floating("log_softmax_lastdim_kernel_impl", xp, a)
     shifted = x - x.max(axis=dim, keepdims=True)
-    shifted -= xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+    shifted -= xp.log(_sum_along(xp, xp.exp(shifted), dim))
     return shifted
 
 
 @_log_softmax.grad
 def _log_softmax(g, out, dim):
+    if not grad_mode.is_grad_enabled():
+        return (_log_softmax_backward(g, out, dim=dim),)
     y, g = _float32_if_half(out, g)
     return ((g - y.exp() * g.sum(dim, keepdim=True)).to(out.dtype),)
+
+
+@op("same", name="log_softmax_backward")
+@_along
+@_quiet
+def _log_softmax_backward(xp, g, y, *, dim):
+    """g - exp(y) * sum(g)."""
+    y = _floating("log_softmax_backward_data", xp, y)
+    g = _widened(xp, g, y)
+    dx = xp.exp(y)
+    dx *= _sum_along(xp, g, dim)
+    return xp.subtract(g, dx, out=dx)
 
 
 def _float32_if_half(*tensors):

@@ -388,88 +388,107 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 
 
 # The common case -- windows that tile the input (stride == kernel, no padding or dilation) and
-# no indices asked for -- has a faster path: the windows are a reshape of the input, and the
-# backward puts g back at each window's argmax (window-local, one byte per output) instead of
-# scattering to torch-style flat indices. Two ops close under differentiation:
-#     tiled_max_pool_backward(g, arg)  g -> zeros of the input with g at each window's argmax
-#     tiled_window_pick(h, arg)        h -> the entry of each window of h at arg
+# no indices asked for -- has a faster, separable path. Reduce the last spatial dim over its
+# window first, then the one before, ...: per dim, k strided slices compared in turn, and a
+# small array `choice` of which slice won (first maximum on ties). Taking the first maximum of
+# each row, then the first row holding the overall maximum, picks the first maximum in window
+# order -- the element torch picks. Backward expands dim by dim: g * (choice == j) into the j-th
+# slice. Three ops close under differentiation:
+#     tiled_max_pool(x)                     -> (values, choice per dim)
+#     tiled_max_pool_backward(g, choices)   g -> zeros of x's shape with g at the chosen taps
+#     tiled_window_pick(h, choices)         h -> the chosen tap of every window of h
 
 
-def _tiles(x, kernel):
-    """(N, C, *S) -> the view (N, C, o1, k1, o2, k2, ...) of the windows that tile it."""
-    n = len(kernel)
-    out = tuple(s // k for s, k in zip(x.shape[2:], kernel))
-    cropped = x[(Ellipsis,) + tuple(slice(0, o * k) for o, k in zip(out, kernel))]
-    shape = x.shape[:2] + tuple(d for o, k in zip(out, kernel) for d in (o, k))
-    return cropped.reshape(shape), out, n
+def _slices(a, axis, k, out):
+    """The k strided slices of `a` along `axis` that hold tap j of every window."""
+    lead = (slice(None),) * axis
+    return [a[lead + (slice(j, out * k, k),)] for j in range(k)]
 
 
-def _tap_order(n):
-    """Axes permutation (N, C, o1, k1, o2, k2, ...) -> (N, C, o1, o2, ..., k1, k2, ...)."""
-    return (0, 1) + tuple(2 + 2 * i for i in range(n)) + tuple(3 + 2 * i for i in range(n))
+def _select(xp, taps, choice):
+    """taps[choice] elementwise (the first tap where choice is out of range never happens)."""
+    if len(taps) == 2:
+        return xp.where(choice, taps[1], taps[0])
+    picked = taps[0].copy()
+    for j in range(1, len(taps)):
+        xp.copyto(picked, taps[j], where=choice == j)
+    return picked
+
+
+def _cropped(a, kernel):
+    """The part of `a` (N, C, *S) that the windows tile: S_d cut to a multiple of kernel_d."""
+    return a[(Ellipsis,) + tuple(slice(0, s - s % k) for s, k in zip(a.shape[2:], kernel))]
 
 
 @op("none", name="tiled_max_pool", node_name="MaxPool2DWithIndicesBackward0")
 def _tiled_max_pool(xp, x, *, kernel):
-    tiles, out, n = _tiles(x, kernel)
-    taps = math.prod(kernel)
-    # one elementwise maximum per tap (over strided views: no copy of the input, and much
-    # faster than a NumPy reduction over two non-contiguous axes)
-    values = _tap(tiles, kernel, 0).copy()
-    for k in range(1, taps):
-        xp.maximum(values, _tap(tiles, kernel, k), out=values)
-    # the first tap (in window order) holding the maximum, as torch picks: write the taps'
-    # numbers from last to first where they equal it
-    arg = xp.zeros(values.shape, dtype=xp.uint8 if taps <= 256 else xp.int64)
-    for k in reversed(range(1, taps)):
-        xp.copyto(arg, k, where=_tap(tiles, kernel, k) == values)
-    return values, arg
-
-
-def _tap(tiles, kernel, k):
-    """Tap number k (row-major within the window) of every window: a strided view."""
-    offsets = []
-    for size in reversed(kernel):
-        offsets.append(k % size)
-        k //= size
-    index = (slice(None), slice(None))
-    for offset in reversed(offsets):
-        index += (slice(None), offset)
-    return tiles[index]
+    values = _cropped(x, kernel)
+    choices = []
+    for d in reversed(range(len(kernel))):
+        k, out = kernel[d], x.shape[2 + d] // kernel[d]
+        taps = _slices(values, 2 + d, k, out)
+        if k == 2:
+            choice = taps[1] > taps[0]                          # ties keep the first tap
+            best = xp.maximum(taps[0], taps[1])
+        else:
+            best = taps[0].copy()
+            choice = xp.zeros(best.shape, dtype=xp.uint8)
+            for j in range(1, k):
+                xp.copyto(choice, j, where=taps[j] > best)
+                xp.maximum(best, taps[j], out=best)
+        values = best
+        choices.insert(0, choice)
+    return (values,) + tuple(choices)
 
 
 @_tiled_max_pool.grad
 def _tiled_max_pool(g, x_shape, out, kernel):
-    return (_tiled_backward(g[0], out[1], kernel=kernel, input_shape=x_shape),)
+    return (_tiled_backward(g[0], *out[1:], kernel=kernel, input_shape=x_shape),)
 
 
 @op("none", name="tiled_max_pool_backward", node_name="MaxPool2DWithIndicesBackwardBackward0")
-def _tiled_backward(xp, dy, arg, *, kernel, input_shape):
-    """Zeros of the input's shape with dy at each window's argmax: one masked copy per tap."""
-    full = xp.zeros(input_shape, dtype=dy.dtype)
-    tiles, _, _ = _tiles(full, kernel)
-    for k in range(math.prod(kernel)):
-        xp.copyto(_tap(tiles, kernel, k), dy, where=arg == k)
+def _tiled_backward(xp, dy, *choices, kernel, input_shape):
+    grad = dy
+    for d, choice in enumerate(choices):  # undo the reductions, first spatial dim first
+        k = kernel[d]
+        shape = list(grad.shape)
+        shape[2 + d] *= k
+        expanded = xp.empty(shape, dtype=dy.dtype)
+        targets = _slices(expanded, 2 + d, k, grad.shape[2 + d])
+        if k == 2:
+            xp.multiply(grad, choice, out=targets[1])
+            xp.multiply(grad, ~choice, out=targets[0])
+        else:
+            for j in range(k):
+                xp.multiply(grad, choice == j, out=targets[j])
+        grad = expanded
+    if grad.shape == tuple(input_shape):
+        return grad
+    full = xp.zeros(input_shape, dtype=dy.dtype)  # the cropped border got no window
+    full[(Ellipsis,) + tuple(slice(0, s) for s in grad.shape[2:])] = grad
     return full
 
 
 @_tiled_backward.grad
-def _tiled_backward(g, arg, kernel):
-    return (_tiled_pick(g, arg, kernel=kernel), None)
+def _tiled_backward(g, inputs, kernel):
+    choices = inputs[1:]
+    return (_tiled_pick(g, *choices, kernel=kernel),) + (None,) * len(choices)
 
 
 @op("none", name="tiled_window_pick", node_name="MaxPool2DWithIndicesBackward0")
-def _tiled_pick(xp, h, arg, *, kernel):
-    tiles, _, _ = _tiles(h, kernel)
-    picked = xp.zeros(arg.shape, dtype=h.dtype)
-    for k in range(math.prod(kernel)):
-        xp.copyto(picked, _tap(tiles, kernel, k), where=arg == k)
-    return picked
+def _tiled_pick(xp, h, *choices, kernel):
+    values = _cropped(h, kernel)
+    for d in reversed(range(len(kernel))):
+        k, out = kernel[d], h.shape[2 + d] // kernel[d]
+        values = _select(xp, _slices(values, 2 + d, k, out), choices[d])
+    return values
 
 
 @_tiled_pick.grad
-def _tiled_pick(g, h_shape, arg, kernel):
-    return (_tiled_backward(g, arg, kernel=kernel, input_shape=h_shape), None)
+def _tiled_pick(g, inputs, shapes, kernel):
+    choices = inputs[1:]
+    return (_tiled_backward(g, *choices, kernel=kernel, input_shape=shapes[0]),) + \
+        (None,) * len(choices)
 
 
 @export
