@@ -10,9 +10,25 @@ then the input's gradient is dropped (so each step allocates it afresh in both l
 The machine may be shared: compare ratios from the same run, and repeat.
 """
 import argparse
+import os
 import sys
 
-import numpy as np
+
+def _threads_from_argv():
+    """--threads N, read before NumPy loads: OpenBLAS fixes its thread count at import."""
+    args = sys.argv[1:]
+    for i, arg in enumerate(args):
+        if arg == "--threads" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--threads="):
+            return arg.split("=", 1)[1]
+    return "1"
+
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = _threads_from_argv()
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 
@@ -55,7 +71,8 @@ def _affine(lib, n):
 
 def layer_norm(lib):
     w, b = _affine(lib, SHAPE[-1])
-    return _fwd_bwd(lib, lambda x: lib.nn.functional.layer_norm(x, SHAPE[-1:], w, b), params=(w, b))
+    return _fwd_bwd(lib, lambda x: lib.nn.functional.layer_norm(x, SHAPE[-1:], w, b),
+                    params=(w, b))
 
 
 def group_norm(lib):
@@ -66,8 +83,8 @@ def group_norm(lib):
 def batch_norm(lib):
     w, b = _affine(lib, SHAPE[1])
     mean, var = lib.zeros(SHAPE[1]), lib.ones(SHAPE[1])
-    return _fwd_bwd(lib, lambda x: lib.nn.functional.batch_norm(x, mean, var, w, b, training=True),
-                    params=(w, b))
+    return _fwd_bwd(lib, lambda x: lib.nn.functional.batch_norm(x, mean, var, w, b,
+                                                                 training=True), params=(w, b))
 
 
 def softmax(lib):

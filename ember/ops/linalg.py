@@ -185,6 +185,9 @@ _vdot = defop("vdot", "none", _dot_kernel, _dot_rule)  # = dot for real numbers
 def _matmul(xp, a, b):
     """The general case of torch.matmul: a 1-D operand is a vector, batch dims broadcast.
     (torch folds this case into a view of a bmm, hence its node name UnsafeViewBackward0.)"""
+    if a.ndim > 2 and b.ndim == 2:  # (..., m, k) @ (k, n): one GEMM, not one per batch entry
+        folded = _in_float32(xp.matmul, a.reshape(-1, a.shape[-1]), b)
+        return folded.reshape(a.shape[:-1] + (b.shape[-1],))
     return _in_float32(xp.matmul, a, b)
 
 
@@ -195,6 +198,8 @@ def _matmul(g, a, b):
         return (g.unsqueeze(-2) @ b.mT).squeeze(-2), a.unsqueeze(-1) * g.unsqueeze(-2)
     if b.ndim == 1:  # (..., m, k) @ (k) -> (..., m)
         return g.unsqueeze(-1) * b, (a.mT @ g.unsqueeze(-1)).squeeze(-1)
+    if b.ndim == 2 and a.ndim > 2:  # fold the batch: one GEMM for b's gradient
+        return g @ b.mT, a.reshape(-1, a.shape[-1]).mT @ g.reshape(-1, g.shape[-1])
     return g @ b.mT, a.mT @ g
 
 

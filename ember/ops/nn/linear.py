@@ -13,17 +13,18 @@ __all__ = ["linear", "bilinear"]
 
 @op("none", name="linear", node_name="AddmmBackward0")
 def _linear(xp, x, weight, bias):
-    out = xp.matmul(x, weight.T)
+    # (*, in) folded to one (rows, in) matrix: one GEMM, not one per leading index
+    out = xp.matmul(x.reshape(-1, x.shape[-1]), weight.T)
     if bias is not None:
         out += bias
-    return out
+    return out.reshape(x.shape[:-1] + (weight.shape[0],))
 
 
 @_linear.grad
 def _linear(g, x, weight, needs_input_grad):
     grad_x = grad_w = grad_b = None
     if needs_input_grad[0]:
-        grad_x = g @ weight
+        grad_x = (g.reshape(-1, g.shape[-1]) @ weight).reshape(x.shape)
     if needs_input_grad[1]:
         out_features, in_features = weight.shape
         grad_w = g.reshape(-1, out_features).mT @ x.reshape(-1, in_features)
