@@ -20,7 +20,7 @@ import numpy as np
 
 from . import _backend
 from . import _dtype as dt
-from ._device import CPU, as_device
+from ._device import CPU
 
 __all__ = ["Tensor", "Size"]
 

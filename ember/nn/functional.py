@@ -3,17 +3,18 @@
 The implementations live beside their kernels in `ember/ops/nn/<family>.py`; this module only
 gathers their public names.
 """
+from ..ops.nn.activation import *  # noqa: F401,F403
+from ..ops.nn.attention import *  # noqa: F401,F403
+
+# torch's own transformer layers call these private helpers as F._canonical_mask etc.
+from ..ops.nn.attention import _canonical_mask, _mha_shape_check, _none_or_dtype  # noqa: F401
 from ..ops.nn.conv import *  # noqa: F401,F403
+from ..ops.nn.distance import *  # noqa: F401,F403
+from ..ops.nn.dropout import *  # noqa: F401,F403
+from ..ops.nn.embedding import *  # noqa: F401,F403
 from ..ops.nn.linear import *  # noqa: F401,F403
+from ..ops.nn.loss import *  # noqa: F401,F403
+from ..ops.nn.norm import *  # noqa: F401,F403
 from ..ops.nn.padding import *  # noqa: F401,F403
 from ..ops.nn.pool import *  # noqa: F401,F403
 from ..ops.nn.sampling import *  # noqa: F401,F403
-from ..ops.nn.activation import *  # noqa: F401,F403
-from ..ops.nn.dropout import *  # noqa: F401,F403
-from ..ops.nn.embedding import *  # noqa: F401,F403
-from ..ops.nn.norm import *  # noqa: F401,F403
-from ..ops.nn.distance import *  # noqa: F401,F403
-from ..ops.nn.loss import *  # noqa: F401,F403
-from ..ops.nn.attention import *  # noqa: F401,F403
-# torch's own transformer layers call these private helpers as F._canonical_mask etc.
-from ..ops.nn.attention import _canonical_mask, _mha_shape_check, _none_or_dtype  # noqa: F401

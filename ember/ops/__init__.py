@@ -11,7 +11,5 @@ Modules, in reading order:
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
-from . import _op  # noqa: F401
-from . import copy, pointwise, reduce, shape, index, linalg  # noqa: F401
-from . import nn  # noqa: F401
+from . import _op, copy, index, linalg, nn, pointwise, reduce, shape  # noqa: F401
 from ._op import EXPORTS, REGISTRY  # noqa: F401

@@ -6,7 +6,7 @@ collects them all.
 import importlib
 import pkgutil
 
-from ._spec import Spec, T, I, B  # noqa: F401
+from ._spec import B, I, Spec, T  # noqa: F401
 
 SPECS = []
 for _info in pkgutil.iter_modules(__path__):

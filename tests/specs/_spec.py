@@ -14,9 +14,8 @@ Python scalars and other objects in a case are passed through unchanged.
 """
 from dataclasses import dataclass, field
 
-import numpy as np
-
 import ml_dtypes
+import numpy as np
 
 
 @dataclass

@@ -17,8 +17,18 @@ module's `__all__`), which `ember/nn/functional.py` re-exports.
     distance.py    cosine_similarity, pairwise_distance, pdist, cdist, normalize, one_hot
     loss.py        mse_loss ... cross_entropy (fused log-softmax + NLL), ctc_loss
 """
-from . import conv, linear  # noqa: F401
-from . import padding, pool, sampling  # noqa: F401
-from . import activation, dropout, embedding, norm  # noqa: F401
-from . import attention, rnn  # noqa: F401
-from . import distance, loss  # noqa: F401
+from . import (  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401  # noqa: F401
+    activation,
+    attention,
+    conv,
+    distance,
+    dropout,
+    embedding,
+    linear,
+    loss,
+    norm,
+    padding,
+    pool,
+    rnn,
+    sampling,
+)

@@ -20,7 +20,6 @@ Read next: `pool.py`.
 import itertools
 import math
 
-
 from .._op import export, op
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
