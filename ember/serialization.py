@@ -47,7 +47,7 @@ import numpy as np
 from . import _backend
 from . import _dtype as dt
 from ._device import CPU, device
-from ._storage import TypedStorage, UntypedStorage, allocation_of, span_of
+from ._storage import TypedStorage, UntypedStorage, _address, allocation_of, span_of
 from ._tensor import Size, Tensor
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals",
@@ -177,14 +177,6 @@ class _SavedStorage:
     def host_bytes(self):
         """The storage's bytes as a flat host array (no copy for CPU tensors)."""
         return _backend.transfer(self.data, CPU)
-
-
-def _address(array):
-    if array.size == 0:
-        return 0
-    if isinstance(array, np.ndarray):
-        return array.__array_interface__["data"][0]
-    return array.data.ptr
 
 
 class _StorageTable:

@@ -19,9 +19,8 @@ Read next: `instancenorm.py`.
 from ... import _creation
 from ... import _dtype as dt
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module
+from .normalization import affine_parameters, reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
@@ -42,15 +41,7 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         factory = {"device": device, "dtype": dtype}
-        if affine:
-            self.weight = Parameter(_creation.empty(num_features, **factory))
-            if bias:
-                self.bias = Parameter(_creation.empty(num_features, **factory))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", _creation.zeros(num_features, **factory))
             self.register_buffer("running_var", _creation.ones(num_features, **factory))
@@ -70,10 +61,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError

@@ -17,6 +17,28 @@ from .module import Module
 __all__ = ["LocalResponseNorm", "LayerNorm", "GroupNorm", "RMSNorm"]
 
 
+def affine_parameters(module, shape, affine, bias, device, dtype):
+    """Register the elementwise affine `weight` and `bias` of `shape` (bias only when `bias`),
+    or both as None when not `affine`, in torch's order; `reset_affine` fills them."""
+    if not affine:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+        return
+    module.weight = Parameter(_creation.empty(shape, device=device, dtype=dtype))
+    if bias:
+        module.bias = Parameter(_creation.empty(shape, device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+
+
+def reset_affine(module):
+    """weight = 1, bias = 0: a fresh layer only standardizes."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if getattr(module, "bias", None) is not None:
+        init.zeros_(module.bias)
+
+
 def _shape_tuple(normalized_shape):
     if isinstance(normalized_shape, numbers.Integral):
         return (normalized_shape,)
@@ -49,24 +71,11 @@ class LayerNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_creation.empty(self.normalized_shape, device=device,
-                                                    dtype=dtype))
-            if bias:
-                self.bias = Parameter(_creation.empty(self.normalized_shape, device=device,
-                                                      dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -89,22 +98,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_creation.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(_creation.empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        affine_parameters(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)

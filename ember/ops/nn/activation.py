@@ -134,11 +134,12 @@ def _bits(xp, v, dtype):
     return v.view(_UINT[dtype.itemsize])
 
 
-def _select(xp, mask, a, b, dtype, invert=False):
+def _select(xp, mask, a, b, dtype, invert=False, overwrite_a=False):
     """xp.where(mask, a, b) -- or where(~mask, a, b) with invert=True -- for arrays or numbers
     of `dtype`, as a new array. Computed on the bit patterns, b ^ ((a ^ b) & m) with m all ones
     where a is picked: exact for every value (nan and inf too), and a few branch-free integer
-    passes instead of NumPy's per-element branch."""
+    passes instead of NumPy's per-element branch. overwrite_a=True lets it use array `a` (a
+    temporary of the kernel's) as scratch instead of allocating a ^ b."""
     m = mask.astype(_UINT[dtype.itemsize])
     if invert:
         m -= 1                 # 1 -> 0 and 0 -> all ones (unsigned arithmetic wraps)
@@ -146,9 +147,15 @@ def _select(xp, mask, a, b, dtype, invert=False):
         xp.negative(m, out=m)  # 1 -> all ones
     if isinstance(b, (int, float)) and b == 0:
         m &= _bits(xp, a, dtype)
+        return m.view(dtype)
+    b_bits = _bits(xp, b, dtype)
+    if overwrite_a:
+        a_bits = _bits(xp, a, dtype)
+        a_bits ^= b_bits
+        m &= a_bits
     else:
-        m &= _bits(xp, a, dtype) ^ _bits(xp, b, dtype)
-        m ^= _bits(xp, b, dtype)
+        m &= _bits(xp, a, dtype) ^ b_bits
+    m ^= b_bits
     return m.view(dtype)
 
 
@@ -255,14 +262,14 @@ def _elu_kernel(xp, a, *, alpha, scale, input_scale):
 
 @_elementwise
 def _elu_backward_kernel(xp, g, a, *, alpha, scale, input_scale):
-    """g * scale where a > 0, else g * alpha * scale * input_scale * exp(input_scale * a)."""
+    """g * alpha * scale * input_scale * exp(input_scale * a) where a <= 0, else g * scale."""
     x = _floating("elu_backward_cpu", xp, a)
     slope = _negative_part(xp, x)  # exp of the clamped input: the unused branch stays finite
     if input_scale != 1:
         slope *= input_scale
     xp.exp(slope, out=slope)
     slope *= alpha * scale * input_scale
-    slope = _select(xp, x > 0, scale, slope, x.dtype)
+    slope = _select(xp, x <= 0, slope, scale, x.dtype, overwrite_a=True)  # nan: scale (torch)
     slope *= _widened(xp, g, x)
     return slope
 
@@ -285,7 +292,8 @@ def _softplus_kernel(xp, a, *, beta, threshold):
     xp.log1p(z, out=z)
     if beta != 1:
         z /= beta
-    return _select(xp, linear, x, z, x.dtype) if linear.any() else z
+    return _select(xp, linear, z, x, x.dtype, invert=True, overwrite_a=True) if linear.any() \
+        else z
 
 
 @_elementwise
@@ -298,7 +306,8 @@ def _softplus_backward_kernel(xp, g, a, *, beta, threshold):
     xp.exp(e, out=e)
     e += 1
     dx = xp.divide(g, e, out=e)
-    return _select(xp, linear, g, dx, x.dtype) if linear.any() else dx
+    return _select(xp, linear, dx, g, x.dtype, invert=True, overwrite_a=True) if linear.any() \
+        else dx
 
 
 def _softplus_rule(g, a, beta, threshold):
@@ -379,7 +388,7 @@ def _hardswish_backward_kernel(xp, g, a):
     x = _floating("hardswish_backward", xp, a)
     slope = x * (1 / 3)
     slope += 0.5
-    slope = _select(xp, x <= 3, slope, 1.0, x.dtype)
+    slope = _select(xp, x <= 3, slope, 1.0, x.dtype, overwrite_a=True)
     slope *= _widened(xp, g, x)
     return _select(xp, x < -3, slope, 0, x.dtype, invert=True)
 

@@ -1,7 +1,9 @@
 """Dropout: dropout, dropout1d/2d/3d (whole channels), alpha_dropout and feature_alpha_dropout.
 
 No new op: dropout is `input * mask` with mask = keep / (1 - p), keep ~ Bernoulli(1 - p) drawn
-from the global generator (ember's streams are not torch's, but a seed reproduces them). The
+from the global generator (ember's streams are not torch's, but a seed reproduces them; the
+flags are bernoulli_'s, u < 1 - p for float64 uniforms u, compared straight into a bool array
+rather than written through a float tensor). The
 product's rule multiplies the gradient by the same mask, so backward drops exactly the elements
 forward dropped; `inplace=True` uses `mul_`. p = 1 multiplies by zero (never by 1/0), and p = 0
 or eval mode returns the input itself, as torch does. The channel ("feature") variants draw one
@@ -16,6 +18,8 @@ Read next: embedding.py.
 """
 import warnings
 
+from ... import _dtype as dt
+from ..._random import rand
 from .._op import export
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -25,14 +29,15 @@ _ALPHA = 1.7580993408473766  # SELU's alpha * scale: the negative saturation val
 
 
 def _noise(input, p, feature):
-    """Bernoulli(1 - p) keep flags in input's dtype: per element, or per (sample, channel)."""
+    """Bernoulli(1 - p) keep flags (0 or 1) in input's dtype: per element, or per (sample,
+    channel)."""
     if feature:
         if input.ndim < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
     else:
         shape = tuple(input.shape)
-    return input.new_empty(shape).bernoulli_(1 - p)
+    return (rand(shape, dtype=dt.float64, device=input.device) < 1 - p).to(input.dtype)
 
 
 def _dropout(input, p, train, inplace, *, feature=False, alpha=False):

@@ -55,11 +55,37 @@ def _position_scale(indices, num_weights, padding_idx, scale_grad_by_freq, dtype
 
 @op("none", name="embedding_backward")
 def _embedding_backward(xp, g, indices, *, num_weights):
-    """Rows of g summed into the (num_weights, dim) rows their indices name."""
+    """Rows of g summed into the (num_weights, dim) rows their indices name.
+
+    `add.at` does this but pays per index. Instead: one scatter writes each index's first row
+    (the other positions are sent to a scratch row past the end, so no target repeats); then
+    the remaining positions, sorted by index so that each index's are consecutive, are added in
+    rounds -- round r adds the r-th position of every index that has more than r of them, one
+    fancy-indexed `+=` whose targets are distinct. Indices with more than _ROUNDS positions are
+    summed group by group, so the number of NumPy calls stays bounded whatever the repetition."""
     dim = g.shape[-1]
-    out = xp.zeros((num_weights, dim), dtype=g.dtype)
-    xp.add.at(out, indices.reshape(-1), g.reshape(-1, dim))
-    return out
+    rows, index = g.reshape(-1, dim), indices.reshape(-1)
+    out = xp.zeros((num_weights + 1, dim), dtype=g.dtype)  # row num_weights: the scratch row
+    if index.size == 0:
+        return out[:num_weights]
+    order = xp.argsort(index, kind="stable")
+    ordered = index[order]
+    starts = xp.flatnonzero(xp.concatenate([xp.ones(1, bool), ordered[1:] != ordered[:-1]]))
+    counts = xp.diff(xp.concatenate([starts, xp.asarray([index.size])]))
+    target = xp.full(index.size, num_weights, dtype=index.dtype)
+    target[order[starts]] = ordered[starts]
+    out[target] = rows
+    heavy = counts > _ROUNDS
+    for start, count in zip(starts[heavy].tolist(), counts[heavy].tolist()):
+        out[ordered[start]] += rows[order[start + 1:start + count]].sum(axis=0)
+    starts, counts = starts[~heavy], counts[~heavy]
+    for r in range(1, int(counts.max()) if counts.size else 0):
+        live = starts[counts > r]
+        out[ordered[live]] += rows[order[live + r]]
+    return out[:num_weights]
+
+
+_ROUNDS = 32  # at most this many `+=` rounds; more frequent indices are summed one by one
 
 
 @_embedding_backward.grad

@@ -6,14 +6,25 @@ One idea serves the first four: standardize x over some axes,
     xhat = (x - mean) * rstd,     rstd = 1 / sqrt(var + eps)     (var biased, two passes)
 
 then scale and shift per feature. Each is one op. The kernel does the whole forward on raw
-arrays (float16/bfloat16 in float32). The rule is written with ember ops and recomputes mean
-and rstd from the saved input, so the forward keeps nothing else alive, an in-place op on the
-output cannot invalidate the backward, and differentiating the rule again (double backward)
-needs nothing more. With gh = g * weight, the input gradient of a standardization is
+arrays (float16/bfloat16 in float32). Backward recomputes mean and rstd from the saved input,
+so the forward keeps nothing else alive and an in-place op on the output cannot invalidate the
+backward. With gh = g * weight, the input gradient of a standardization is
 
     dx = rstd * (gh - mean(gh) - xhat * mean(gh * xhat))     (means over the same axes)
 
 and the affine gradients are dweight = sum(g * xhat) and dbias = sum(g) over the other axes.
+The rule has two paths (as in activation.py): a fused `<name>_backward` op on raw arrays for
+a plain backward, and the same formula in ember ops under create_graph=True, so that double
+backward differentiates it again.
+
+The kernels work on 2-D or 3-D views in which the statistics run along the last axis: layer
+norm's (rows, normalized elements), group norm's (N * groups, elements of a group), batch
+norm's (N, C, spatial) summed over N afterwards. The mean is NumPy's pairwise sum (accurate
+for data far from zero); the other sums along that axis, of centered values and gradients,
+are matrix-vector products and the sums of products stacked dot products: BLAS runs them
+several times faster than NumPy's reduction loops. Per-channel
+factors are folded into one scale and one shift where the formula allows, so that the
+broadcast passes over the data are as few as possible.
 
 batch_norm updates running_mean and running_var in place inside its kernel, as torch's native
 kernel does, without bumping their versions (they are buffers, outside autograd); the running
@@ -23,6 +34,8 @@ Read next: dropout.py.
 """
 import math
 import operator
+
+import numpy as np  # np.errstate only: an empty normalized shape gives nan silently, as in torch
 
 from ... import _dtype as dt
 from ..._tensor import Size
@@ -49,22 +62,37 @@ def _floating(name, xp, a):
     return a.astype(xp.float32) if a.dtype.itemsize == 2 else a
 
 
-def _standardize(xp, x, axes, eps):
-    """(xhat, mean, var) over `axes`, which stay as size-1 dims; var is biased."""
-    mean = x.mean(axis=axes, keepdims=True)
-    xhat = x - mean
-    var = xp.mean(xhat * xhat, axis=axes, keepdims=True)
-    xhat *= 1 / xp.sqrt(var + eps)
-    return xhat, mean, var
+def _like(xp, t, x):
+    """A parameter or gradient array in the dtype the kernel computes in (x's)."""
+    return t if t is None or t.dtype == x.dtype else t.astype(x.dtype)
 
 
-def _affine(y, weight, bias, shape):
-    """y * weight + bias in place, with the parameters reshaped to `shape`."""
-    if weight is not None:
-        y *= weight.reshape(shape)
-    if bias is not None:
-        y += bias.reshape(shape)
-    return y
+def _sums(xp, a):
+    """Sums along the last axis (a matrix-vector product)."""
+    return a @ xp.ones(a.shape[-1], a.dtype)
+
+
+def _dots(xp, a, b):
+    """sum(a * b) along the last axis, without the product array (stacked dot products)."""
+    return xp.matmul(a[..., None, :], b[..., :, None])[..., 0, 0]
+
+
+def _centered(xp, x, eps):
+    """(x - mean, rstd) along the last axis of x: the centered values as a new array (the
+    kernels turn it into the output in place), rstd with a trailing size-1 axis. The mean is
+    NumPy's pairwise sum: for data far from zero, BLAS's float32 sum would err by more than
+    float32's own resolution of the mean (the centered values' sums are small and safe)."""
+    n = x.shape[-1]
+    with np.errstate(all="ignore"):  # n = 0: nan, as torch gives
+        centered = x - (x.sum(axis=-1) / n)[..., None]
+        rstd = 1 / xp.sqrt(_dots(xp, centered, centered) / n + eps)
+    return centered, rstd[..., None]
+
+
+def _rows(x, ndim):
+    """x as (rows, prod of the last ndim dims)."""
+    split = x.ndim - ndim
+    return x.reshape((math.prod(x.shape[:split]), math.prod(x.shape[split:])))
 
 
 def _per_channel(ndim):
@@ -76,8 +104,19 @@ def _last_axes(a, ndim):
     return tuple(range(a.ndim - ndim, a.ndim))
 
 
+def _outputs(grads, needs):
+    """The kernel's results for the inputs that want a gradient: a backward op returns only
+    those (as a tuple), and the rule puts None in the other places."""
+    return tuple(grad for grad, need in zip(grads, needs) if need)
+
+
+def _spread(results, needs):
+    it = iter(results if isinstance(results, tuple) else (results,))
+    return tuple(next(it) if need else None for need in needs)
+
+
 # ----------------------------------------------------------------------------------------------
-# rule helpers (ember ops, differentiable again)
+# rule helpers (ember ops, differentiable again: the create_graph path)
 
 
 def _standardized(x, axes, eps):
@@ -99,22 +138,55 @@ def _input_grad(gh, xhat, rstd, axes):
 @op("none", name="layer_norm", node_name="NativeLayerNormBackward0")
 def _layer_norm(xp, a, weight, bias, *, ndim, eps):
     x = _floating("LayerNormKernelImpl", xp, a)
-    y = _standardize(xp, x, _last_axes(a, ndim), eps)[0]
-    return _affine(y, weight, bias, a.shape[a.ndim - ndim:]).astype(a.dtype, copy=False)
+    y, rstd = _centered(xp, _rows(x, ndim), eps)
+    y *= rstd
+    if weight is not None:
+        y *= weight.reshape(-1)
+    if bias is not None:
+        y += bias.reshape(-1)
+    return y.reshape(a.shape).astype(a.dtype, copy=False)
 
 
 @_layer_norm.grad
 def _layer_norm(g, a, weight, ndim, eps, needs_input_grad):
+    needs = needs_input_grad
+    if not grad_mode.is_grad_enabled():
+        return _spread(_layer_norm_backward(g, a, weight, ndim=ndim, eps=eps, needs=needs),
+                       needs)
     axes = _last_axes(a, ndim)
     xhat, rstd = _standardized(a, axes, eps)
     grad_a = grad_w = grad_b = None
-    if needs_input_grad[0]:
+    if needs[0]:
         grad_a = _input_grad(g if weight is None else g * weight, xhat, rstd, axes)
-    if needs_input_grad[1]:
+    if needs[1]:
         grad_w = g * xhat  # the engine sums over the leading (batch) dims
-    if needs_input_grad[2]:
+    if needs[2]:
         grad_b = g
     return grad_a, grad_w, grad_b
+
+
+@op("none", name="layer_norm_backward")
+def _layer_norm_backward(xp, g, a, weight, *, ndim, eps, needs):
+    """(dx, dweight, dbias), those that `needs`; see the module docstring for the formula.
+    The engine casts each gradient to its parameter's dtype."""
+    x = _floating("LayerNormBackwardKernelImpl", xp, a)
+    g = _rows(_like(xp, g, x), ndim)
+    xhat, rstd = _centered(xp, _rows(x, ndim), eps)
+    xhat *= rstd
+    n = xhat.shape[1]
+    grad_w = grad_b = grad_a = None
+    if needs[1]:
+        grad_w = xp.einsum("rn,rn->n", g, xhat).reshape(a.shape[a.ndim - ndim:])
+    if needs[2]:
+        grad_b = (xp.ones(g.shape[0], g.dtype) @ g).reshape(a.shape[a.ndim - ndim:])
+    if needs[0]:
+        gh = g * _like(xp, weight, x).reshape(-1) if weight is not None else g
+        xhat *= (_dots(xp, gh, xhat) / n)[:, None]
+        grad_a = xp.subtract(gh, xhat, out=xhat)
+        grad_a -= (_sums(xp, gh) / n)[:, None]
+        grad_a *= rstd
+        grad_a = grad_a.reshape(a.shape).astype(a.dtype, copy=False)
+    return _outputs((grad_a, grad_w, grad_b), needs)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -126,28 +198,84 @@ def _groups_view(shape, groups):
     return (n, groups, c // groups * math.prod(shape[2:]))
 
 
+def _channels_view(shape):
+    """(N, C, prod(*)): each (sample, channel) row lies inside one group's row."""
+    return (shape[0], shape[1], math.prod(shape[2:]))
+
+
+def _per_channel_of_group(stat, channels):
+    """A (N, G) statistic repeated for each channel of its group: (N, C)."""
+    n, groups = stat.shape
+    return stat.repeat(channels // groups, axis=1)
+
+
 @op("none", name="group_norm", node_name="NativeGroupNormBackward0")
 def _group_norm(xp, a, weight, bias, *, groups, eps):
+    """y = (x - mean) * (rstd * weight) + bias, the per-(sample, channel) scale folded first."""
     x = _floating("GroupNormKernelImpl", xp, a)
-    y = _standardize(xp, x.reshape(_groups_view(a.shape, groups)), (2,), eps)[0]
-    y = _affine(y.reshape(a.shape), weight, bias, _per_channel(a.ndim))
-    return y.astype(a.dtype, copy=False)
+    y, rstd = _centered(xp, x.reshape(_groups_view(a.shape, groups)), eps)
+    n, c, _ = shape = _channels_view(a.shape)
+    y = y.reshape(shape)
+    scale = _per_channel_of_group(rstd[..., 0], c)
+    if weight is not None:
+        scale *= _like(xp, weight, x)
+    y *= scale[..., None]
+    if bias is not None:
+        y += bias.reshape(-1, 1)
+    return y.reshape(a.shape).astype(a.dtype, copy=False)
 
 
 @_group_norm.grad
 def _group_norm(g, a, weight, groups, eps, needs_input_grad):
+    needs = needs_input_grad
+    if not grad_mode.is_grad_enabled():
+        return _spread(_group_norm_backward(g, a, weight, groups=groups, eps=eps, needs=needs),
+                       needs)
     grouped = _groups_view(a.shape, groups)
     xhat, rstd = _standardized(a.reshape(grouped), (2,), eps)
     grad_a = grad_w = grad_b = None
-    if needs_input_grad[0]:
+    if needs[0]:
         gh = g if weight is None else g * weight.reshape(_per_channel(a.ndim))
         grad_a = _input_grad(gh.reshape(grouped), xhat, rstd, (2,)).reshape(a.shape)
     others = (0,) + tuple(range(2, a.ndim))
-    if needs_input_grad[1]:
+    if needs[1]:
         grad_w = (g * xhat.reshape(a.shape)).sum(others)
-    if needs_input_grad[2]:
+    if needs[2]:
         grad_b = g.sum(others)
     return grad_a, grad_w, grad_b
+
+
+@op("none", name="group_norm_backward")
+def _group_norm_backward(xp, g, a, weight, *, groups, eps, needs):
+    """The standardization's dx with gh = g * w[c] never formed: per (sample, channel) row,
+    s1 = sum(g) and s2 = sum(g * (x - mean)) give the group means of gh and gh * xhat (weighted
+    by w[c]) and the affine gradients, and dx = g * A + (x - mean) * B + D with A, B, D per row."""
+    x = _floating("GroupNormBackwardKernelImpl", xp, a)
+    n, c, length = shape = _channels_view(a.shape)
+    centered, rstd = _centered(xp, x.reshape(_groups_view(a.shape, groups)), eps)
+    centered = centered.reshape(shape)
+    g = _like(xp, g, x).reshape(shape)
+    rstd = rstd[..., 0]                                    # (N, G)
+    s1, s2 = _sums(xp, g), _dots(xp, g, centered)          # (N, C)
+    grad_a = grad_w = grad_b = None
+    if needs[1]:
+        grad_w = (s2 * _per_channel_of_group(rstd, c)).sum(0)
+    if needs[2]:
+        grad_b = s1.sum(0)
+    if needs[0]:
+        w = xp.ones(c, x.dtype) if weight is None else _like(xp, weight, x)
+        count = c // groups * length
+        mean_gh = (s1 * w).reshape(n, groups, -1).sum(2) / count            # (N, G)
+        mean_ghx = (s2 * w).reshape(n, groups, -1).sum(2) * rstd / count    # of gh * xhat
+        # dx = rstd w g - rstd mean_gh - (x - mean) rstd^2 mean_ghx, coefficients per row
+        row_rstd, coefficient, shift = (_per_channel_of_group(stat, c)[..., None] for stat in
+                                        (rstd, -mean_ghx * rstd * rstd, mean_gh * rstd))
+        centered *= coefficient
+        grad_a = g * (w[:, None] * row_rstd)
+        grad_a += centered
+        grad_a -= shift
+        grad_a = grad_a.reshape(a.shape).astype(a.dtype, copy=False)
+    return _outputs((grad_a, grad_w, grad_b), needs)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -158,28 +286,62 @@ def _update_running(running_mean, running_var, mean, var, n, momentum):
     """running = (1 - momentum) * running + momentum * batch statistic, in place."""
     if running_mean is not None:
         running_mean *= 1 - momentum
-        running_mean += momentum * mean.reshape(-1)
+        running_mean += momentum * mean
     if running_var is not None:
         running_var *= 1 - momentum
-        running_var += (momentum * n / (n - 1)) * var.reshape(-1)
+        running_var += (momentum * n / (n - 1)) * var
+
+
+def _channel_stats(xp, x, eps):
+    """(x - mean, mean, biased var) per channel of x viewed as (N, C, L)."""
+    count = x.shape[0] * x.shape[2]
+    mean = x.sum(axis=(0, 2)) / count  # pairwise, as in _centered
+    centered = x - mean[:, None]
+    var = _dots(xp, centered, centered).sum(0) / count
+    return centered, mean, var
+
+
+def _eval_factors(xp, weight, bias, running_mean, running_var, eps, dtype):
+    """Eval-mode batch_norm is y = x * scale + shift per channel: scale = w / sqrt(var + eps),
+    shift = b - mean * scale (torch folds them alike)."""
+    scale = 1 / xp.sqrt(running_var.astype(dtype) + eps)
+    if weight is not None:
+        scale *= weight
+    shift = -running_mean.astype(dtype) * scale
+    if bias is not None:
+        shift += bias
+    return scale, shift
 
 
 @op("none", name="batch_norm", node_name="NativeBatchNormBackward0")
 def _batch_norm(xp, a, weight, bias, running_mean, running_var, *, training, momentum, eps):
     x = _floating("batch_norm", xp, a)
-    channel = _per_channel(a.ndim)
+    x3 = x.reshape(_channels_view(a.shape))
+    weight, bias = _like(xp, weight, x), _like(xp, bias, x)
     if training:
-        axes = (0,) + tuple(range(2, a.ndim))
-        y, mean, var = _standardize(xp, x, axes, eps)
-        _update_running(running_mean, running_var, mean, var, a.size // a.shape[1], momentum)
+        y, mean, var = _channel_stats(xp, x3, eps)
+        _update_running(running_mean, running_var, mean, var, x3.shape[0] * x3.shape[2],
+                        momentum)
+        scale = 1 / xp.sqrt(var + eps)
+        if weight is not None:
+            scale *= weight
+        y *= scale[:, None]
+        if bias is not None:
+            y += bias[:, None]
     else:
-        y = x - running_mean.reshape(channel)
-        y *= 1 / xp.sqrt(running_var.reshape(channel) + eps)
-    return _affine(y, weight, bias, channel).astype(a.dtype, copy=False)
+        scale, shift = _eval_factors(xp, weight, bias, running_mean, running_var, eps, x.dtype)
+        y = x3 * scale[:, None]
+        y += shift[:, None]
+    return y.reshape(a.shape).astype(a.dtype, copy=False)
 
 
 @_batch_norm.grad
 def _batch_norm(g, a, weight, running_mean, running_var, training, eps, needs_input_grad):
+    needs = needs_input_grad[:3]
+    if not grad_mode.is_grad_enabled():
+        return _spread(_batch_norm_backward(g, a, weight, running_mean, running_var,
+                                            training=training, eps=eps, needs=needs),
+                       needs) + (None, None)
     axes = (0,) + tuple(range(2, a.ndim))
     channel = _per_channel(a.ndim)
     if training:
@@ -188,14 +350,47 @@ def _batch_norm(g, a, weight, running_mean, running_var, training, eps, needs_in
         rstd = (running_var + eps).rsqrt().reshape(channel)
         xhat = (a - running_mean.reshape(channel)) * rstd
     grad_a = grad_w = grad_b = None
-    if needs_input_grad[0]:
+    if needs[0]:
         gh = g if weight is None else g * weight.reshape(channel)
         grad_a = _input_grad(gh, xhat, rstd, axes) if training else gh * rstd
-    if needs_input_grad[1]:
+    if needs[1]:
         grad_w = (g * xhat).sum(axes)
-    if needs_input_grad[2]:
+    if needs[2]:
         grad_b = g.sum(axes)
     return grad_a, grad_w, grad_b, None, None
+
+
+@op("none", name="batch_norm_backward")
+def _batch_norm_backward(xp, g, a, weight, running_mean, running_var, *, training, eps,
+                         needs):
+    """Per channel, with s1 = sum(g) and s2 = sum(g * (x - mean)): dbias = s1,
+    dweight = s2 * rstd and, in training, dx = w rstd (g - s1 / M - (x - mean) rstd^2 s2 / M)
+    (M values per channel); in eval the statistics are constants and dx = g * w * rstd."""
+    x = _floating("batch_norm_backward", xp, a)
+    shape = _channels_view(a.shape)
+    x3, g = x.reshape(shape), _like(xp, g, x).reshape(shape)
+    if training:
+        centered, _, var = _channel_stats(xp, x3, eps)
+    else:
+        centered = x3 - running_mean.astype(x.dtype)[:, None]
+        var = running_var.astype(x.dtype)
+    rstd = 1 / xp.sqrt(var + eps)
+    s1, s2 = _sums(xp, g).sum(0), _dots(xp, g, centered).sum(0)
+    grad_a = grad_w = grad_b = None
+    if needs[1]:
+        grad_w = s2 * rstd
+    if needs[2]:
+        grad_b = s1
+    if needs[0]:
+        scale = rstd if weight is None else rstd * _like(xp, weight, x)
+        grad_a = g * scale[:, None]
+        if training:
+            count = shape[0] * shape[2]
+            centered *= (-scale * rstd * rstd * s2 / count)[:, None]
+            grad_a += centered
+            grad_a -= (scale * s1 / count)[:, None]
+        grad_a = grad_a.reshape(a.shape).astype(a.dtype, copy=False)
+    return _outputs((grad_a, grad_w, grad_b), needs)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -205,22 +400,48 @@ def _batch_norm(g, a, weight, running_mean, running_var, training, eps, needs_in
 @op("none", name="rms_norm", node_name="RmsNormBackward0")
 def _rms_norm(xp, a, weight, *, ndim, eps):
     x = _floating("rms_norm", xp, a)
-    y = x * (1 / xp.sqrt(xp.mean(x * x, axis=_last_axes(a, ndim), keepdims=True) + eps))
-    return _affine(y, weight, None, a.shape[a.ndim - ndim:]).astype(a.dtype, copy=False)
+    rows = _rows(x, ndim)
+    y = rows * (1 / xp.sqrt(_dots(xp, rows, rows) / rows.shape[1] + eps))[:, None]
+    if weight is not None:
+        y *= weight.reshape(-1)
+    return y.reshape(a.shape).astype(a.dtype, copy=False)
 
 
 @_rms_norm.grad
 def _rms_norm(g, a, weight, ndim, eps, needs_input_grad):
+    needs = needs_input_grad
+    if not grad_mode.is_grad_enabled():
+        return _spread(_rms_norm_backward(g, a, weight, ndim=ndim, eps=eps, needs=needs), needs)
     axes = _last_axes(a, ndim)
     rstd = ((a * a).mean(axes, keepdim=True) + eps).rsqrt()
     xhat = a * rstd
     grad_a = grad_w = None
-    if needs_input_grad[0]:
+    if needs[0]:
         gh = g if weight is None else g * weight
         grad_a = rstd * (gh - xhat * (gh * xhat).mean(axes, keepdim=True))
-    if needs_input_grad[1]:
+    if needs[1]:
         grad_w = g * xhat
     return grad_a, grad_w
+
+
+@op("none", name="rms_norm_backward")
+def _rms_norm_backward(xp, g, a, weight, *, ndim, eps, needs):
+    """dx = rstd (gh - xhat mean(gh xhat)), gh = g * weight; dweight = sum(g * xhat)."""
+    x = _floating("rms_norm_backward", xp, a)
+    rows, g = _rows(x, ndim), _rows(_like(xp, g, x), ndim)
+    n = rows.shape[1]
+    rstd = (1 / xp.sqrt(_dots(xp, rows, rows) / n + eps))[:, None]
+    xhat = rows * rstd
+    grad_a = grad_w = None
+    if needs[1]:
+        grad_w = xp.einsum("rn,rn->n", g, xhat).reshape(weight.shape)
+    if needs[0]:
+        gh = g * _like(xp, weight, x).reshape(-1) if weight is not None else g
+        xhat *= (_dots(xp, gh, xhat) / n)[:, None]
+        grad_a = xp.subtract(gh, xhat, out=xhat)
+        grad_a *= rstd
+        grad_a = grad_a.reshape(a.shape).astype(a.dtype, copy=False)
+    return _outputs((grad_a, grad_w), needs)
 
 
 # ----------------------------------------------------------------------------------------------
