@@ -543,3 +543,30 @@ def test_tuple_ops_with_one_output_get_tuple_gradients():
         (x.unbind(0)[0] * 2).sum().backward(inputs=[x])
         return x.grad
     on_both(run)
+
+
+def test_leaf_gradients_never_alias_each_other_or_the_callers_tensors():
+    """A leaf may keep the engine's own gradient array without a copy, but never one that a
+    second leaf or the caller can also see."""
+    import numpy as np
+
+    import ember
+
+    a = ember.randn(3, requires_grad=True)
+    b = ember.randn(3, requires_grad=True)
+    (a + b).sum().backward()          # add's rule hands the same gradient to both inputs
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
+
+    x = ember.randn(3, requires_grad=True)
+    seed = ember.ones(3)
+    (x + 0).backward(seed)            # the caller's gradient passes straight through
+    assert not np.shares_memory(x.grad.numpy(), seed.numpy())
+    x.grad.zero_()
+    assert seed.sum().item() == 3
+
+    w = ember.randn(4, 3, requires_grad=True)
+    y = ember.randn(5, 3) @ w.t()
+    grads = []
+    w.register_hook(lambda g: grads.append(g))  # the hook sees the gradient that is stored
+    y.sum().backward()
+    assert not np.shares_memory(w.grad.numpy(), grads[0].numpy())

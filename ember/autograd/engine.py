@@ -138,14 +138,15 @@ def _run(outputs, grads, retain_graph, create_graph, targets, capture):
     target_edges = [edge_of(t) for t in targets] if targets is not None else None
     deps, needed = _discover([node for node, _ in roots], target_edges)
     buffers = {}
+    fresh = set()  # AccumulateGrad nodes whose buffered gradient only the engine holds
     for (node, nr), g in zip(roots, grads):
-        _add(buffers, node, nr, g)
+        _add(buffers, node, nr, g, False, fresh)
     captures = _capture_slots(target_edges) if target_edges is not None else {}
     captured = [None] * (len(target_edges) if target_edges is not None else 0)
     previous = _grad.grad_enabled
     _grad.grad_enabled = create_graph
     try:
-        _execute(deps, needed, buffers, captures, captured, retain_graph,
+        _execute(deps, needed, buffers, fresh, captures, captured, retain_graph,
                  capture or target_edges is not None, capture)
     finally:
         _grad.grad_enabled = previous
@@ -210,7 +211,8 @@ def _capture_slots(target_edges):
     return slots
 
 
-def _execute(deps, needed, buffers, captures, captured, retain_graph, only_targets, capture):
+def _execute(deps, needed, buffers, fresh, captures, captured, retain_graph, only_targets,
+             capture):
     heap = []
     for node in buffers:
         if deps.get(node, 0) == 0 and (needed is None or node in needed):
@@ -219,13 +221,21 @@ def _execute(deps, needed, buffers, captures, captured, retain_graph, only_targe
         node = heapq.heappop(heap)[2]
         grads = buffers.pop(node, None)
         if grads is not None:
+            received = grads[0]
             grads = _call_tensor_hooks(node, grads)
             slots = captures.get(node)
             if slots:
                 for nr, i in slots:
                     captured[i] = grads[nr]
-            if _should_apply(node, needed, captures, only_targets, capture):
-                _apply(node, grads, buffers, needed, retain_graph)
+            if not _should_apply(node, needed, captures, only_targets, capture):
+                pass
+            elif type(node) is AccumulateGrad and _observer is None:
+                # the engine's own array may become .grad without a copy (not if a hook saw
+                # it, or if it was captured for the caller)
+                node.accumulate(grads[0], owned=node in fresh and grads[0] is received and
+                                not slots and not node.variable._hooks)
+            else:
+                _apply(node, grads, buffers, fresh, needed, retain_graph)
         for child, _ in node.next_functions:
             if child is None or (needed is not None and child not in needed):
                 continue
@@ -242,7 +252,7 @@ def _should_apply(node, needed, captures, only_targets, capture):
     return any(child in needed for child, _ in node.next_functions)
 
 
-def _apply(node, grads, buffers, needed, retain_graph):
+def _apply(node, grads, buffers, fresh, needed, retain_graph):
     if node._out_meta is not None:  # (Function nodes fill in missing gradients themselves)
         grads = _materialize(node, grads)
     if node._pre_hooks:
@@ -269,7 +279,23 @@ def _apply(node, grads, buffers, needed, retain_graph):
     for i, ((child, nr), g) in enumerate(zip(edges, in_grads)):
         if child is None or g is None or (needed is not None and child not in needed):
             continue
-        _add(buffers, child, nr, _fit(node, i, g))
+        fitted = _fit(node, i, g)
+        owned = type(child) is AccumulateGrad and _owned(fitted, fitted is not g, grads,
+                                                        in_grads)
+        _add(buffers, child, nr, fitted, owned, fresh)
+
+
+def _owned(g, new, grads, in_grads):
+    """Whether only the engine holds g's memory, so a leaf may keep it as its .grad: a
+    non-view array, not an incoming gradient passed through, and not given to two inputs."""
+    array = g._data
+    if array.base is not None or g._requires_grad:
+        return False
+    if new:
+        return True
+    if any(x is not None and x._data is array for x in grads):
+        return False
+    return sum(1 for y in in_grads if y is not None and y._data is array) == 1
 
 
 def _fit(node, i, g):
@@ -287,17 +313,23 @@ def _fit(node, i, g):
     return g
 
 
-def _add(buffers, node, nr, g):
+def _add(buffers, node, nr, g, owned, fresh):
     slots = buffers.get(node)
     if slots is None:
         slots = buffers[node] = [None] * node._num_outputs
     old = slots[nr]
     if old is None:
         slots[nr] = g
-    elif _grad.grad_enabled or old._data.ndim == 0:
-        slots[nr] = old + g  # dispatch also turns NumPy's 0-d sum (a scalar) into an array
     else:
-        slots[nr] = Tensor._make(old._data + g._data, device=g._device)
+        owned = True  # a sum is a new array
+        if _grad.grad_enabled or old._data.ndim == 0:
+            slots[nr] = old + g  # dispatch also turns NumPy's 0-d sum (a scalar) into an array
+        else:
+            slots[nr] = Tensor._make(old._data + g._data, device=g._device)
+    if owned:
+        fresh.add(node)
+    else:
+        fresh.discard(node)
 
 
 def _materialize(node, grads):

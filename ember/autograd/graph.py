@@ -136,11 +136,17 @@ class AccumulateGrad(Node):
         self.variable = variable
 
     def apply(self, grads):
+        return self.accumulate(grads[0], owned=False)
+
+    def accumulate(self, g, owned):
+        """Add g into `.grad`. A first gradient is copied unless the engine says it `owned`
+        the array (no one else can see it); a differentiable one (create_graph) is kept."""
         var = self.variable
-        g = grads[0]
         if var.grad is None:
-            # our own copy: the same gradient array may also reach other leaves or the user
-            var.grad = g if g._requires_grad else Tensor._make(g._data.copy(), device=g._device)
+            if owned or g._requires_grad:
+                var.grad = g
+            else:
+                var.grad = Tensor._make(g._data.copy(), device=g._device)
         elif g._requires_grad or var.grad._requires_grad:
             var.grad = var.grad + g  # create_graph: keep the sum differentiable
         else:
