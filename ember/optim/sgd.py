@@ -47,6 +47,7 @@ class SGD(Optimizer):
             else:
                 buf = buf._data
                 buf *= momentum
-                buf += (1 - group["dampening"]) * grad
+                dampening = group["dampening"]
+                buf += grad if dampening == 0 else (1 - dampening) * grad
             grad = grad + momentum * buf if group["nesterov"] else buf
         param -= lr * grad
