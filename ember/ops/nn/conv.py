@@ -78,13 +78,14 @@ def _weight_matrix(w, groups):
 
 
 def _rows_to_channels_first(xp, rows, n, out):
-    """(G, N*P, Og) GEMM result -> contiguous (N, O, *out)."""
+    """(G, N*P, Og) GEMM result -> (N, O, *out), a transposed view (the caller copies it into
+    its contiguous output)."""
     g, _, og = rows.shape
     batch = rows.shape[1] // math.prod(out) if math.prod(out) else 0
     if g > 1:
         rows = rows.transpose(1, 0, 2)
     grid = rows.reshape((batch,) + tuple(out) + (g * og,))
-    return xp.ascontiguousarray(grid.transpose((0, n + 1) + tuple(range(1, n + 1))))
+    return grid.transpose((0, n + 1) + tuple(range(1, n + 1)))
 
 
 def _channels_last_rows(xp, y, groups):
@@ -99,11 +100,34 @@ def _channels_last_rows(xp, y, groups):
 # the three ops
 
 
+# The patch matrix of a whole batch is large (ResNet's 64-channel 32x32 layers: 75 MB for 32
+# images); built and multiplied for a few images at a time it stays in cache, which measured
+# ~1.4x faster. Each kernel below therefore runs on batch chunks of about this many elements
+# of patch matrix.
+_CHUNK_ELEMENTS = 1 << 21
+
+
+def _chunks(batch, per_image):
+    """Slices of the batch whose patch matrices hold about _CHUNK_ELEMENTS elements."""
+    step = max(1, _CHUNK_ELEMENTS // max(per_image, 1))
+    return [slice(i, min(i + step, batch)) for i in range(0, batch, step)]
+
+
+def _patch_elements(spatial_out, w):
+    return math.prod(spatial_out) * math.prod(w.shape[1:])
+
+
 @op("none", name="convolution", node_name="ConvolutionBackward0")
 def _conv(xp, x, w, *, stride, padding, dilation, groups):
-    cols, out = _im2col(xp, x, w.shape[2:], stride, padding, dilation, groups)
-    rows = xp.matmul(cols, _weight_matrix(w, groups).transpose(0, 2, 1))
-    return _rows_to_channels_first(xp, rows, w.ndim - 2, out)
+    n = w.ndim - 2
+    padded = tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], padding))
+    out_size = _out_size(padded, w.shape[2:], stride, dilation)
+    out = xp.empty((x.shape[0], w.shape[0]) + out_size, dtype=x.dtype)
+    weights = _weight_matrix(w, groups).transpose(0, 2, 1)
+    for part in _chunks(x.shape[0], _patch_elements(out_size, w)):
+        cols, _ = _im2col(xp, x[part], w.shape[2:], stride, padding, dilation, groups)
+        out[part] = _rows_to_channels_first(xp, xp.matmul(cols, weights), n, out_size)
+    return out
 
 
 @_conv.grad
@@ -119,10 +143,19 @@ def _conv(g, x, w, stride, padding, dilation, groups, needs_input_grad):
 @op("none", name="conv_input_grad", node_name="ConvolutionBackwardBackward0")
 def _conv_input_grad(xp, dy, w, *, input_shape, stride, padding, dilation, groups):
     """The adjoint of convolution w.r.t. its input (also: a transposed convolution)."""
-    n = w.ndim - 2
-    kernel = w.shape[2:]
+    dx = xp.empty(input_shape, dtype=dy.dtype)
+    weights = _weight_matrix(w, groups)
+    for part in _chunks(input_shape[0], _patch_elements(dy.shape[2:], w)):
+        chunk_shape = (len(range(*part.indices(input_shape[0]))),) + tuple(input_shape[1:])
+        dx[part] = _input_grad_chunk(xp, dy[part], weights, w.shape[2:], chunk_shape, stride,
+                                     padding, dilation, groups)
+    return dx
+
+
+def _input_grad_chunk(xp, dy, weights, kernel, input_shape, stride, padding, dilation, groups):
+    n = len(kernel)
     rows = _channels_last_rows(xp, dy, groups)                      # (G, N*P, Og)
-    dcols = xp.matmul(rows, _weight_matrix(w, groups))              # (G, N*P, K*Cg)
+    dcols = xp.matmul(rows, weights)                                # (G, N*P, K*Cg)
     batch, channels = input_shape[0], input_shape[1]
     out = dy.shape[2:]
     cg = channels // groups
@@ -138,7 +171,7 @@ def _conv_input_grad(xp, dy, w, *, input_shape, stride, padding, dilation, group
         buf[(slice(None),) + region] += xp.moveaxis(contribution, 0, -2)
     interior = tuple(slice(lo, lo + s) for s, (lo, _) in zip(input_shape[2:], padding))
     cl = buf[(slice(None),) + interior].reshape((batch,) + tuple(input_shape[2:]) + (channels,))
-    return xp.ascontiguousarray(cl.transpose((0, n + 1) + tuple(range(1, n + 1))))
+    return cl.transpose((0, n + 1) + tuple(range(1, n + 1)))
 
 
 @_conv_input_grad.grad
@@ -152,12 +185,21 @@ def _conv_input_grad(g, dy, w, stride, padding, dilation, groups, needs_input_gr
 
 @op("none", name="conv_weight_grad", node_name="ConvolutionBackwardBackward0")
 def _conv_weight_grad(xp, x, dy, *, weight_shape, stride, padding, dilation, groups):
-    """The adjoint of convolution w.r.t. its weight."""
+    """The adjoint of convolution w.r.t. its weight: summed over batch chunks."""
     kernel = weight_shape[2:]
-    cols, _ = _im2col(xp, x, kernel, stride, padding, dilation, groups)   # (G, N*P, K*Cg)
-    rows = _channels_last_rows(xp, dy, groups)                             # (G, N*P, Og)
-    dw = xp.matmul(rows.transpose(0, 2, 1), cols)                          # (G, Og, K*Cg)
     o, cg = weight_shape[:2]
+    dw = None
+    per_image = math.prod(dy.shape[2:]) * math.prod(weight_shape[1:])
+    for part in _chunks(x.shape[0], per_image):
+        cols, _ = _im2col(xp, x[part], kernel, stride, padding, dilation, groups)
+        rows = _channels_last_rows(xp, dy[part], groups)                  # (G, rows, Og)
+        chunk = xp.matmul(rows.transpose(0, 2, 1), cols)                  # (G, Og, K*Cg)
+        if dw is None:
+            dw = chunk
+        else:
+            dw += chunk
+    if dw is None:  # an empty batch
+        dw = xp.zeros((groups, o // groups, math.prod(kernel) * cg), dtype=dy.dtype)
     n = len(kernel)
     dw = dw.reshape((o,) + tuple(kernel) + (cg,))
     return xp.ascontiguousarray(dw.transpose((0, n + 1) + tuple(range(1, n + 1))))
