@@ -19,7 +19,9 @@ except ImportError:
 
 
 def set_threads(n):
-    """Fix BLAS/OpenMP threads for both libraries (must run before heavy work starts)."""
+    """Fix torch's threads, and BLAS's where threadpoolctl is installed. NumPy's OpenBLAS reads
+    OPENBLAS_NUM_THREADS once, at import: scripts set it before importing NumPy (run.py does
+    so by starting a fresh process per thread count)."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = str(n)
     if torch is not None:

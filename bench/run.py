@@ -16,7 +16,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -42,18 +41,10 @@ def _libraries():
     return libs
 
 
-def _time(step, n):
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return times
-
-
 def time_workloads(names, rounds, repeats):
     """Child process: alternate the libraries on each workload; return rows of results."""
     sys.path.insert(0, ROOT)
+    from bench._harness import time_step
     from bench.workloads import WORKLOADS
 
     libs = _libraries()
@@ -61,11 +52,11 @@ def time_workloads(names, rounds, repeats):
     for name in names:
         steps = {label: WORKLOADS[name](lib) for label, lib in libs}
         for step in steps.values():
-            _time(step, 2)  # warm-up
+            time_step(step, 2)  # warm-up
         samples = {label: [] for label in steps}
         for _ in range(rounds):
             for label, step in steps.items():
-                samples[label] += _time(step, repeats)
+                samples[label] += time_step(step, repeats)
         per = getattr(steps["ember"], "ops_per_step", None)
         row = {"workload": name, "unit": "us/op" if per else "ms/step"}
         for label in steps:
