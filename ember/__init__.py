@@ -30,6 +30,7 @@ from ._random import (Generator, bernoulli, default_generator, get_rng_state, in
                       manual_seed, multinomial, normal, poisson, rand, rand_like, randint,
                       randint_like, randn, randn_like, randperm, seed, set_rng_state)
 from ._tensor_str import set_printoptions
+from ._parallel import get_num_threads, set_num_threads
 from . import random
 from ._storage import TypedStorage, UntypedStorage
 from .serialization import load, save

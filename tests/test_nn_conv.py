@@ -76,3 +76,26 @@ def test_conv_float32_matches_torch():
 def test_conv_errors_like_torch(fn, inputs):
     pytest.importorskip("torch")
     check_raises(fn, list(inputs))
+
+
+def test_conv_results_do_not_depend_on_the_thread_count(monkeypatch):
+    """Batch chunks run on worker threads; the result must equal the single-thread one."""
+    from ember.ops.nn import conv
+
+    monkeypatch.setattr(conv, "_CHUNK_ELEMENTS", 2000)  # several chunks for this small batch
+    x = ember.randn(9, 4, 12, 11, requires_grad=True)
+    w = ember.randn(6, 4, 3, 3, requires_grad=True)
+    results = []
+    threads = ember.get_num_threads()
+    try:
+        for n in (1, 3):
+            ember.set_num_threads(n)
+            x.grad = w.grad = None
+            y = ember.nn.functional.conv2d(x, w, padding=1)
+            (y * y).sum().backward()
+            results.append((y.detach().numpy().copy(), x.grad.numpy().copy(),
+                            w.grad.numpy().copy()))
+    finally:
+        ember.set_num_threads(threads)
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)

@@ -20,6 +20,7 @@ Read next: `pool.py`.
 import itertools
 import math
 
+from ..._parallel import parallel_map
 from .._op import export, op
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -103,7 +104,7 @@ def _channels_last_rows(xp, y, groups):
 # The patch matrix of a whole batch is large (ResNet's 64-channel 32x32 layers: 75 MB for 32
 # images); built and multiplied for a few images at a time it stays in cache, which measured
 # ~1.4x faster. Each kernel below therefore runs on batch chunks of about this many elements
-# of patch matrix.
+# of patch matrix -- and runs the chunks on several cores (see _parallel.py).
 _CHUNK_ELEMENTS = 1 << 21
 
 
@@ -124,9 +125,11 @@ def _conv(xp, x, w, *, stride, padding, dilation, groups):
     out_size = _out_size(padded, w.shape[2:], stride, dilation)
     out = xp.empty((x.shape[0], w.shape[0]) + out_size, dtype=x.dtype)
     weights = _weight_matrix(w, groups).transpose(0, 2, 1)
-    for part in _chunks(x.shape[0], _patch_elements(out_size, w)):
+
+    def run(part):
         cols, _ = _im2col(xp, x[part], w.shape[2:], stride, padding, dilation, groups)
         out[part] = _rows_to_channels_first(xp, xp.matmul(cols, weights), n, out_size)
+    parallel_map(run, _chunks(x.shape[0], _patch_elements(out_size, w)))
     return out
 
 
@@ -145,10 +148,12 @@ def _conv_input_grad(xp, dy, w, *, input_shape, stride, padding, dilation, group
     """The adjoint of convolution w.r.t. its input (also: a transposed convolution)."""
     dx = xp.empty(input_shape, dtype=dy.dtype)
     weights = _weight_matrix(w, groups)
-    for part in _chunks(input_shape[0], _patch_elements(dy.shape[2:], w)):
+
+    def run(part):
         chunk_shape = (len(range(*part.indices(input_shape[0]))),) + tuple(input_shape[1:])
         dx[part] = _input_grad_chunk(xp, dy[part], weights, w.shape[2:], chunk_shape, stride,
                                      padding, dilation, groups)
+    parallel_map(run, _chunks(input_shape[0], _patch_elements(dy.shape[2:], w)))
     return dx
 
 
@@ -188,18 +193,16 @@ def _conv_weight_grad(xp, x, dy, *, weight_shape, stride, padding, dilation, gro
     """The adjoint of convolution w.r.t. its weight: summed over batch chunks."""
     kernel = weight_shape[2:]
     o, cg = weight_shape[:2]
-    dw = None
     per_image = math.prod(dy.shape[2:]) * math.prod(weight_shape[1:])
-    for part in _chunks(x.shape[0], per_image):
+
+    def run(part):
         cols, _ = _im2col(xp, x[part], kernel, stride, padding, dilation, groups)
         rows = _channels_last_rows(xp, dy[part], groups)                  # (G, rows, Og)
-        chunk = xp.matmul(rows.transpose(0, 2, 1), cols)                  # (G, Og, K*Cg)
-        if dw is None:
-            dw = chunk
-        else:
-            dw += chunk
-    if dw is None:  # an empty batch
-        dw = xp.zeros((groups, o // groups, math.prod(kernel) * cg), dtype=dy.dtype)
+        return xp.matmul(rows.transpose(0, 2, 1), cols)                   # (G, Og, K*Cg)
+    partial = parallel_map(run, _chunks(x.shape[0], per_image))
+    dw = xp.zeros((groups, o // groups, math.prod(kernel) * cg), dtype=dy.dtype)
+    for chunk in partial:
+        dw += chunk
     n = len(kernel)
     dw = dw.reshape((o,) + tuple(kernel) + (cg,))
     return xp.ascontiguousarray(dw.transpose((0, n + 1) + tuple(range(1, n + 1))))
