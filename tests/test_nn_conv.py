@@ -78,6 +78,17 @@ def test_conv_errors_like_torch(fn, inputs):
     check_raises(fn, list(inputs))
 
 
+@pytest.mark.parametrize("bias,match", [
+    (T(3), "expected bias to be 1-dimensional with 6 elements"),
+    (T(6, 1), "but got bias of size [6, 1]"),
+    (T(6).astype(np.float32), "bias type"),
+])
+def test_conv_bias_errors_like_torch(bias, match):
+    pytest.importorskip("torch")
+    check_raises(lambda m, x, w, b: m.nn.functional.conv2d(x, w, b),
+                 [T(2, 4, 5, 5), T(6, 4, 3, 3), bias], match=match)
+
+
 def test_conv_results_do_not_depend_on_the_thread_count(monkeypatch):
     """Batch chunks run on worker threads; the result must equal the single-thread one."""
     from ember.ops.nn import conv

@@ -1,13 +1,14 @@
 """Convolutions (1-d, 2-d, 3-d, grouped, strided, dilated, padded) and their transposes.
 
-Layout: kernels work channels-last. The input (N, C, *spatial) is copied once into a
-zero-padded (N, *padded, C) buffer; all patches are then a *strided view* of that buffer,
+Layout: all patches of the zero-padded input (N, C, *spatial) are a *strided view* of it,
 
-    windows[n, *out_position, *kernel_offset, c]   shape (N, *out, *kernel, C)
+    windows[n, c, *kernel_offset, *out_position]   shape (N, C, *kernel, *out)
 
-and the convolution is one GEMM: (N*P, K*C) @ (K*C, O), with P output positions and K kernel
-taps. Backward is two more GEMMs; the input gradient is scattered back ("col2im") by adding
-one strided slice per kernel offset (K adds, no np.add.at).
+copied once into the patch matrix (C*K, N*P) -- K kernel taps, P output positions -- so the
+convolution is one GEMM: (O, C*K) @ (C*K, N*P). The weight (O, C, *k) is that left matrix
+without a copy, and the result's rows are output channels, so going back to (N, O, *out) moves
+whole rows of P. Backward is two more GEMMs; the input gradient is scattered back ("col2im") by
+adding one strided slice per kernel offset (K adds, no np.add.at).
 
 Three ops close under differentiation, so double backward works:
     y = conv(x, w)                 g -> (conv_input_grad(g, w),   conv_weight_grad(x, g))
@@ -31,15 +32,18 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 # array helpers (xp-generic)
 
 
-def _channels_last_padded(xp, x, padding):
-    """(N, C, *S) -> zero-padded, contiguous (N, *S_padded, C)."""
-    n = x.ndim - 2
-    padded = tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], padding))
-    buf = xp.zeros((x.shape[0],) + padded + (x.shape[1],), dtype=x.dtype)
-    interior = tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[2:], padding))
-    buf[(slice(None),) + interior + (slice(None),)] = x.transpose((0,) + tuple(range(2, n + 2))
-                                                                  + (1,))
+def _zero_padded(xp, x, padding):
+    """(N, C, *S) -> (N, C, *S_padded) with zeros around; x itself when there is no padding."""
+    if not any(lo or hi for lo, hi in padding):
+        return x
+    shape = x.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], padding))
+    buf = xp.zeros(shape, dtype=x.dtype)
+    buf[(slice(None), slice(None)) + _interior(x.shape[2:], padding)] = x
     return buf
+
+
+def _interior(spatial, padding):
+    return tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, padding))
 
 
 def _out_size(padded, kernel, stride, dilation):
@@ -48,53 +52,42 @@ def _out_size(padded, kernel, stride, dilation):
 
 
 def _windows(xp, buf, kernel, stride, dilation):
-    """All patches of a channels-last buffer as a view (N, *out, *kernel, C)."""
+    """All windows of a (N, C, *S) buffer as a view (N, C, *kernel, *out): no copy."""
     n = len(kernel)
-    out = _out_size(buf.shape[1:1 + n], kernel, stride, dilation)
+    out = _out_size(buf.shape[2:], kernel, stride, dilation)
     st = buf.strides
-    shape = (buf.shape[0],) + out + tuple(kernel) + (buf.shape[-1],)
-    strides = ((st[0],) + tuple(st[1 + i] * stride[i] for i in range(n)) +
-               tuple(st[1 + i] * dilation[i] for i in range(n)) + (st[-1],))
+    shape = buf.shape[:2] + tuple(kernel) + out
+    strides = (st[:2] + tuple(st[2 + i] * dilation[i] for i in range(n)) +
+               tuple(st[2 + i] * stride[i] for i in range(n)))
     return xp.lib.stride_tricks.as_strided(buf, shape, strides)
 
 
 def _im2col(xp, x, kernel, stride, padding, dilation, groups):
-    """Patches as a (G, N*P, K*Cg) matrix (a copy: the one big copy of a convolution)."""
-    windows = _windows(xp, _channels_last_padded(xp, x, padding), kernel, stride, dilation)
-    rows = math.prod(windows.shape[:-1 - len(kernel)])
-    taps = math.prod(kernel)
-    cg = x.shape[1] // groups
-    if groups == 1:
-        return windows.reshape(1, rows, taps * cg), windows.shape[1:1 + len(kernel)]
-    grouped = windows.reshape(rows, taps, groups, cg).transpose(2, 0, 1, 3)
-    return grouped.reshape(groups, rows, taps * cg), windows.shape[1:1 + len(kernel)]
+    """The patch matrix (G, Cg*K, N*P) of a batch: row (c, tap), column (image, position).
+    It is the one big copy of a convolution; laid out this way a whole batch chunk is one GEMM
+    per group, and that GEMM's result is already channels-first."""
+    windows = _windows(xp, _zero_padded(xp, x, padding), kernel, stride, dilation)
+    batch, n = x.shape[0], len(kernel)
+    grouped = windows.reshape((batch, groups, -1) + windows.shape[2 + n:])
+    order = (1, 2, 0) + tuple(range(3, 3 + n))                   # (G, Cg*K, N, *out)
+    return grouped.transpose(order).reshape(groups, grouped.shape[2], -1)
 
 
 def _weight_matrix(w, groups):
-    """(O, Cg, *k) -> (G, Og, K*Cg), with taps before channels to match _im2col's columns."""
-    o, cg = w.shape[:2]
-    n = w.ndim - 2
-    taps_last = w.transpose((0,) + tuple(range(2, n + 2)) + (1,))
-    return taps_last.reshape(groups, o // groups, math.prod(w.shape[2:]) * cg)
+    """(O, Cg, *k) -> (G, Og, Cg*K): a view, rows and columns as _im2col's."""
+    return w.reshape(groups, w.shape[0] // groups, -1)
 
 
-def _rows_to_channels_first(xp, rows, n, out):
-    """(G, N*P, Og) GEMM result -> (N, O, *out), a transposed view (the caller copies it into
-    its contiguous output)."""
-    g, _, og = rows.shape
-    batch = rows.shape[1] // math.prod(out) if math.prod(out) else 0
-    if g > 1:
-        rows = rows.transpose(1, 0, 2)
-    grid = rows.reshape((batch,) + tuple(out) + (g * og,))
-    return grid.transpose((0, n + 1) + tuple(range(1, n + 1)))
+def _as_columns(xp, y, groups):
+    """(N, O, *out) -> (G, Og, N*P): an output (gradient) as GEMM columns (a copy)."""
+    batch, channels = y.shape[:2]
+    per_channel = y.reshape(batch, channels, -1).transpose(1, 0, 2)
+    return per_channel.reshape(groups, channels // groups, -1)
 
 
-def _channels_last_rows(xp, y, groups):
-    """(N, O, *out) -> (G, N*P, Og): the output gradient as GEMM rows."""
-    n = y.ndim - 2
-    cl = y.transpose((0,) + tuple(range(2, n + 2)) + (1,))
-    rows = cl.reshape(-1, groups, y.shape[1] // groups)
-    return rows.transpose(1, 0, 2)
+def _columns_to_batch(cols, batch):
+    """(G, Og, N*P) -> a (N, O, P) view of a GEMM result."""
+    return cols.reshape(-1, batch, cols.shape[-1] // batch).transpose(1, 0, 2)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -105,7 +98,7 @@ def _channels_last_rows(xp, y, groups):
 # images); built and multiplied for a few images at a time it stays in cache, which measured
 # ~1.4x faster. Each kernel below therefore runs on batch chunks of about this many elements
 # of patch matrix -- and runs the chunks on several cores (see _parallel.py).
-_CHUNK_ELEMENTS = 1 << 21
+_CHUNK_ELEMENTS = 1 << 20
 
 
 def _chunks(batch, per_image):
@@ -119,16 +112,20 @@ def _patch_elements(spatial_out, w):
 
 
 @op("none", name="convolution", node_name="ConvolutionBackward0")
-def _conv(xp, x, w, *, stride, padding, dilation, groups):
-    n = w.ndim - 2
+def _conv(xp, x, w, bias, *, stride, padding, dilation, groups):
     padded = tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], padding))
     out_size = _out_size(padded, w.shape[2:], stride, dilation)
     out = xp.empty((x.shape[0], w.shape[0]) + out_size, dtype=x.dtype)
-    weights = _weight_matrix(w, groups).transpose(0, 2, 1)
+    flat_out = out.reshape(out.shape[:2] + (-1,))
+    weights = _weight_matrix(w, groups)
+    bias_column = None if bias is None else bias.reshape(groups, -1, 1)
 
     def run(part):
-        cols, _ = _im2col(xp, x[part], w.shape[2:], stride, padding, dilation, groups)
-        out[part] = _rows_to_channels_first(xp, xp.matmul(cols, weights), n, out_size)
+        cols = _im2col(xp, x[part], w.shape[2:], stride, padding, dilation, groups)
+        rows = xp.matmul(weights, cols)                             # (G, Og, n*P)
+        if bias_column is not None:
+            rows += bias_column
+        flat_out[part] = _columns_to_batch(rows, len(range(*part.indices(x.shape[0]))))
     parallel_map(run, _chunks(x.shape[0], _patch_elements(out_size, w)))
     return out
 
@@ -140,49 +137,43 @@ def _conv(g, x, w, stride, padding, dilation, groups, needs_input_grad):
         else None
     gw = _conv_weight_grad(x, g, weight_shape=tuple(w.shape), **attrs) if needs_input_grad[1] \
         else None
-    return gx, gw
+    gb = g.sum((0,) + tuple(range(2, g.ndim))) if needs_input_grad[2] else None
+    return gx, gw, gb
 
 
 @op("none", name="conv_input_grad", node_name="ConvolutionBackwardBackward0")
 def _conv_input_grad(xp, dy, w, *, input_shape, stride, padding, dilation, groups):
     """The adjoint of convolution w.r.t. its input (also: a transposed convolution)."""
     dx = xp.empty(input_shape, dtype=dy.dtype)
-    weights = _weight_matrix(w, groups)
+    weights_t = _weight_matrix(w, groups).transpose(0, 2, 1)       # (G, Cg*K, Og)
 
     def run(part):
-        chunk_shape = (len(range(*part.indices(input_shape[0]))),) + tuple(input_shape[1:])
-        dx[part] = _input_grad_chunk(xp, dy[part], weights, w.shape[2:], chunk_shape, stride,
-                                     padding, dilation, groups)
+        dcols = xp.matmul(weights_t, _as_columns(xp, dy[part], groups))
+        dx[part] = _col2im(xp, dcols, w.shape[2:], dx[part].shape, dy.shape[2:], stride,
+                           padding, dilation)
     parallel_map(run, _chunks(input_shape[0], _patch_elements(dy.shape[2:], w)))
     return dx
 
 
-def _input_grad_chunk(xp, dy, weights, kernel, input_shape, stride, padding, dilation, groups):
-    n = len(kernel)
-    rows = _channels_last_rows(xp, dy, groups)                      # (G, N*P, Og)
-    dcols = xp.matmul(rows, weights)                                # (G, N*P, K*Cg)
-    batch, channels = input_shape[0], input_shape[1]
-    out = dy.shape[2:]
-    cg = channels // groups
-    dcols = dcols.reshape((groups, batch) + tuple(out) + tuple(kernel) + (cg,))
+def _col2im(xp, dcols, kernel, input_shape, out, stride, padding, dilation):
+    """The adjoint of _im2col: each kernel offset adds one strided slice of the padded input
+    (K adds, no np.add.at). Returns a (N, C, *S) view."""
+    batch, channels = input_shape[:2]
+    per_tap = dcols.reshape((channels,) + tuple(kernel) + (batch,) + tuple(out))
     padded = tuple(s + lo + hi for s, (lo, hi) in zip(input_shape[2:], padding))
-    buf = xp.zeros((batch,) + padded + (groups, cg), dtype=dy.dtype)
-    # col2im: each kernel offset contributes one strided slice of the padded input
+    buf = xp.zeros((batch, channels) + padded, dtype=dcols.dtype)
     for offset in itertools.product(*(range(k) for k in kernel)):
         region = tuple(slice(i * d, i * d + (o - 1) * s + 1, s)
                        for i, d, o, s in zip(offset, dilation, out, stride))
-        contribution = dcols[(slice(None), slice(None)) + tuple(slice(None) for _ in out)
-                             + offset]                              # (G, N, *out, Cg)
-        buf[(slice(None),) + region] += xp.moveaxis(contribution, 0, -2)
-    interior = tuple(slice(lo, lo + s) for s, (lo, _) in zip(input_shape[2:], padding))
-    cl = buf[(slice(None),) + interior].reshape((batch,) + tuple(input_shape[2:]) + (channels,))
-    return cl.transpose((0, n + 1) + tuple(range(1, n + 1)))
+        contribution = per_tap[(slice(None),) + offset]               # (C, N, *out)
+        buf[(slice(None), slice(None)) + region] += contribution.swapaxes(0, 1)
+    return buf[(slice(None), slice(None)) + _interior(input_shape[2:], padding)]
 
 
 @_conv_input_grad.grad
 def _conv_input_grad(g, dy, w, stride, padding, dilation, groups, needs_input_grad):
     attrs = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-    d_dy = _conv(g, w, **attrs) if needs_input_grad[0] else None
+    d_dy = _conv(g, w, None, **attrs) if needs_input_grad[0] else None
     dw = _conv_weight_grad(g, dy, weight_shape=tuple(w.shape), **attrs) \
         if needs_input_grad[1] else None
     return d_dy, dw
@@ -191,21 +182,16 @@ def _conv_input_grad(g, dy, w, stride, padding, dilation, groups, needs_input_gr
 @op("none", name="conv_weight_grad", node_name="ConvolutionBackwardBackward0")
 def _conv_weight_grad(xp, x, dy, *, weight_shape, stride, padding, dilation, groups):
     """The adjoint of convolution w.r.t. its weight: summed over batch chunks."""
-    kernel = weight_shape[2:]
-    o, cg = weight_shape[:2]
     per_image = math.prod(dy.shape[2:]) * math.prod(weight_shape[1:])
 
     def run(part):
-        cols, _ = _im2col(xp, x[part], kernel, stride, padding, dilation, groups)
-        rows = _channels_last_rows(xp, dy[part], groups)                  # (G, rows, Og)
-        return xp.matmul(rows.transpose(0, 2, 1), cols)                   # (G, Og, K*Cg)
+        cols = _im2col(xp, x[part], weight_shape[2:], stride, padding, dilation, groups)
+        return xp.matmul(_as_columns(xp, dy[part], groups), cols.transpose(0, 2, 1))
     partial = parallel_map(run, _chunks(x.shape[0], per_image))
-    dw = xp.zeros((groups, o // groups, math.prod(kernel) * cg), dtype=dy.dtype)
-    for chunk in partial:
+    dw = partial[0]
+    for chunk in partial[1:]:
         dw += chunk
-    n = len(kernel)
-    dw = dw.reshape((o,) + tuple(kernel) + (cg,))
-    return xp.ascontiguousarray(dw.transpose((0, n + 1) + tuple(range(1, n + 1))))
+    return dw.reshape(weight_shape)                                  # (G, Og, Cg*K) is (O, Cg, *k)
 
 
 @_conv_weight_grad.grad
@@ -213,7 +199,7 @@ def _conv_weight_grad(g, x, dy, stride, padding, dilation, groups, needs_input_g
     attrs = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
     dx = _conv_input_grad(dy, g, input_shape=tuple(x.shape), **attrs) if needs_input_grad[0] \
         else None
-    d_dy = _conv(x, g, **attrs) if needs_input_grad[1] else None
+    d_dy = _conv(x, g, None, **attrs) if needs_input_grad[1] else None
     return dx, d_dy
 
 
@@ -278,6 +264,18 @@ def _check_conv(x, w, groups, n, transposed=False):
                            "same")
 
 
+def _check_bias(x, w, bias):
+    if bias is None:
+        return
+    if tuple(bias.shape) != (w.shape[0],):
+        raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be "
+                           f"1-dimensional with {w.shape[0]} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+    if bias.dtype is not x.dtype:
+        raise RuntimeError(f"Input type ({x.type()}) and bias type ({bias.type()}) should be the "
+                           "same")
+
+
 def _batched(input, n, name):
     """Accept unbatched (C, *S) input like torch; returns (input, was_unbatched)."""
     if input.ndim == n + 1:
@@ -308,8 +306,9 @@ def _convnd(n, name, input, weight, bias, stride, padding, dilation, groups):
                            f"({' x '.join(map(str, padded))}). Kernel size: "
                            f"({' x '.join(map(str, effective))}). Kernel size can't be greater "
                            "than actual input size")
-    out = _conv(input, weight, stride=stride, padding=pairs, dilation=dilation, groups=groups)
-    out = _add_bias(out, bias, n)
+    _check_bias(input, weight, bias)
+    out = _conv(input, weight, bias, stride=stride, padding=pairs, dilation=dilation,
+                groups=groups)
     return out.squeeze(0) if unbatched else out
 
 

@@ -1,15 +1,15 @@
 """Pooling over 1-3 spatial dims: max, average, adaptive, power-average, and max-unpooling.
 
-Layout. Pooling works on each (n, c) plane alone, so unlike convolution it stays
-channels-first: the input (N, C, *S) is copied once into a (N, C, *S_padded) buffer whose
-border holds the pooling's neutral value (-inf for max, 0 for sums), and every window is a
-strided *view* of that buffer,
+Layout. Pooling works on each (n, c) plane alone, channels-first like convolution: the
+input (N, C, *S) is copied once into a (N, C, *S_padded) buffer whose border holds the
+pooling's neutral value (-inf for max, 0 for sums), and every window is a strided *view* of
+that buffer,
 
     windows[n, c, *out_position, *kernel_offset]        shape (N, C, *out, *kernel)
 
-made by conv.py's `_windows` (it sees the buffer as channels-last with a single channel). A
-max pool takes the argmax of each window, an average pool sums it: no Python loop runs over
-output positions. The buffer is cut or extended to hold exactly the windows that are used.
+made from conv.py's `_windows` with the kernel axes moved last. A max pool takes the argmax
+of each window, an average pool sums it: no Python loop runs over output positions. The
+buffer is cut or extended to hold exactly the windows that are used.
 
 Output size, torch's rule per dim (input size n, padding p, effective kernel
 e = dilation * (kernel - 1) + 1):
@@ -78,10 +78,9 @@ def _padded(xp, x, padding, fill):
 
 def _plane_windows(xp, buf, kernel, stride, dilation):
     """A (N, C, *S) buffer -> the view (N, C, *out, *kernel) of all its windows."""
-    n, c = buf.shape[:2]
-    planes = buf.reshape((n * c,) + buf.shape[2:] + (1,))  # conv's layout with one channel
-    windows = _windows(xp, planes, kernel, stride, dilation)
-    return windows.reshape((n, c) + windows.shape[1:-1])
+    windows = _windows(xp, buf, kernel, stride, dilation)            # (N, C, *kernel, *out)
+    n = len(kernel)
+    return windows.transpose((0, 1) + tuple(range(2 + n, 2 + 2 * n)) + tuple(range(2, 2 + n)))
 
 
 def _add_windows(xp, per_offset, shape, out, kernel, stride, padding, dilation, dtype):
