@@ -188,9 +188,13 @@ def _relu_kernel(xp, a):
 
 
 def _sigmoid(xp, a):
-    """1 / (1 + exp(-a)), written so neither branch overflows: exp(-|a|) is at most 1."""
-    e = xp.exp(-xp.abs(a))
-    return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+    """1 / (1 + exp(-a)) in four in-place passes. Where exp(-a) overflows to inf the result is
+    0, the right limit; half precisions are computed in float32, as torch does."""
+    t = xp.negative(a, out=xp.empty(a.shape, xp.float32 if a.dtype.itemsize < 4 else a.dtype))
+    xp.exp(t, out=t)
+    t += 1
+    xp.reciprocal(t, out=t)
+    return t.astype(a.dtype, copy=False)
 
 
 def _sign_kernel(xp, a):

@@ -110,6 +110,16 @@ def _sigmoid_(xp, a):
 # LSTM: c' = f * c + i * g,  h' = o * tanh(c')  (then h' @ W_hr^T with a projection)
 
 
+def _lstm_gate_affine(xp, hidden, dtype):
+    """Per-column (scale, shift) with which ONE tanh activates all four gates:
+    sigmoid(a) = tanh(a/2)/2 + 1/2 for i, f, o and tanh(a) for g, i.e.
+    gates = tanh(scale * a) * scale + shift. (Halving is exact in floating point.)"""
+    half = xp.full(hidden, 0.5, dtype=dtype)
+    scale = xp.concatenate([half, half, xp.ones(hidden, dtype=dtype), half])
+    shift = xp.concatenate([half, half, xp.zeros(hidden, dtype=dtype), half])
+    return scale, shift
+
+
 @op("same", name="lstm_layer", node_name="LstmBackward0")
 def _lstm_layer(xp, xw, h0, c0, w_hh, w_hr, *, batch_sizes, reverse):
     """Outputs: h for every row, final h, final c, and for the backward the activated gates
@@ -118,21 +128,27 @@ def _lstm_layer(xp, xw, h0, c0, w_hh, w_hr, *, batch_sizes, reverse):
     hidden = c0.shape[1]
     h_ext = _extended(xp, n, h0)
     c_ext = _extended(xp, n, c0)
-    acts = xp.empty_like(xw)
-    w_hh_t = w_hh.T
+    scale, shift = _lstm_gate_affine(xp, hidden, xw.dtype)
+    # the scale folded into the inputs once; W_hh^T contiguous: small-batch GEMMs against it
+    # measured ~2x faster than against a transposed view
+    w_hh_t = xp.multiply(w_hh.T, scale, out=xp.empty(w_hh.T.shape, dtype=w_hh.dtype))
+    acts = xw * scale
+    tanh_c = xp.empty_like(c0)
     for rows, prev in steps:
         gates = acts[rows]
-        xp.matmul(_gather(xp, h_ext, prev), w_hh_t, out=gates)
-        gates += xw[rows]
-        _sigmoid_(xp, gates[:, :2 * hidden])
-        _sigmoid_(xp, gates[:, 3 * hidden:])
-        xp.tanh(gates[:, 2 * hidden:3 * hidden], out=gates[:, 2 * hidden:3 * hidden])
+        gates += _gather(xp, h_ext, prev) @ w_hh_t
+        xp.tanh(gates, out=gates)
+        gates *= scale
+        gates += shift
         i, f, g, o = (gates[:, k * hidden:(k + 1) * hidden] for k in range(4))
         c = c_ext[rows]
         xp.multiply(f, _gather(xp, c_ext, prev), out=c)
         c += i * g
-        h = o * xp.tanh(c)
-        h_ext[rows] = h if w_hr is None else h @ w_hr.T
+        tc = xp.tanh(c, out=tanh_c[:c.shape[0]])
+        if w_hr is None:
+            xp.multiply(o, tc, out=h_ext[rows])
+        else:
+            h_ext[rows] = (o * tc) @ w_hr.T
     return h_ext[:n], _final(xp, h_ext, last), _final(xp, c_ext, last), acts, c_ext
 
 
@@ -201,7 +217,7 @@ def _gru_layer(xp, xw, h0, w_hh, b_hh, *, batch_sizes, reverse):
     h_ext = _extended(xp, n, h0)
     acts = xp.empty_like(xw)
     hidden_n = xp.empty((n, hidden), dtype=xw.dtype)
-    w_hh_t = w_hh.T
+    w_hh_t = xp.ascontiguousarray(w_hh.T)  # small-batch GEMMs: ~2x faster than a T view
     for rows, prev in steps:
         h_prev = _gather(xp, h_ext, prev)
         hh = h_prev @ w_hh_t
@@ -265,7 +281,7 @@ def _gru_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, acts, hidden_n, *, batch_
 def _rnn_layer(xp, xw, h0, w_hh, *, batch_sizes, reverse, nonlinearity):
     steps, last, n = _plan(batch_sizes, reverse)
     h_ext = _extended(xp, n, h0)
-    w_hh_t = w_hh.T
+    w_hh_t = xp.ascontiguousarray(w_hh.T)  # small-batch GEMMs: ~2x faster than a T view
     for rows, prev in steps:
         h = h_ext[rows]
         xp.matmul(_gather(xp, h_ext, prev), w_hh_t, out=h)
