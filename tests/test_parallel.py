@@ -1,4 +1,5 @@
 """ember's thread pool and its control of BLAS's own threads."""
+import numpy as np
 import pytest
 
 import ember
@@ -35,3 +36,34 @@ def test_blas_threads_follow_set_num_threads_and_survive_parallel_work(restore_t
 def test_set_num_threads_rejects_zero():
     with pytest.raises(RuntimeError, match="positive"):
         ember.set_num_threads(0)
+
+
+F = ember.nn.functional
+ROW_SPLIT_CASES = {
+    "gelu": lambda x: F.gelu(x),
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "softmax_last": lambda x: F.softmax(x, -1),
+    "softmax_dim0": lambda x: F.softmax(x, 0),
+    "log_softmax_mid": lambda x: F.log_softmax(x, 1),
+    "log_softmax_dim0": lambda x: F.log_softmax(x, 0),
+    "layer_norm_last": lambda x: F.layer_norm(x, x.shape[-1:], ember.linspace(0.5, 2, 7),
+                                              ember.linspace(-1, 1, 7)),
+    "layer_norm_all": lambda x: F.layer_norm(x, x.shape),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROW_SPLIT_CASES))
+def test_row_split_kernels_match_one_thread(name, monkeypatch, restore_threads):
+    """Kernels cut into row blocks (one per thread) give the single-thread result, forward and
+    backward, also where a block boundary would be wrong (a softmax over dim 0)."""
+    monkeypatch.setattr(_parallel, "SPLIT_ELEMENTS", 8)
+    fn = ROW_SPLIT_CASES[name]
+    results = []
+    for threads in (1, 3):
+        ember.set_num_threads(threads)
+        x = ember.linspace(-4, 4, 5 * 6 * 7).reshape(5, 6, 7).requires_grad_()
+        y = fn(x)
+        (y * ember.linspace(-1, 1, y.numel()).reshape(y.shape)).sum().backward()
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    for one, split in zip(*results):
+        np.testing.assert_allclose(split, one, rtol=1e-6, atol=1e-6)

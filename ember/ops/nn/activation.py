@@ -40,6 +40,7 @@ import warnings
 import numpy as np  # np.errstate only: torch returns inf/nan silently where NumPy would warn
 
 from ... import _dtype as dt
+from ..._parallel import row_split
 from ..._utils import wrap_dim
 from ...autograd import grad_mode
 from .._op import REGISTRY, defop, export, op
@@ -506,6 +507,7 @@ def _logsigmoid_rule(g, a):
 
 
 @_elementwise
+@row_split()
 def _gelu_kernel(xp, a, *, approximate):
     x = _floating("GeluKernelImpl", xp, a)
     if approximate == "tanh":  # 0.5 x (1 + tanh(K x (1 + C x^2)))
@@ -525,6 +527,7 @@ def _gelu_kernel(xp, a, *, approximate):
 
 
 @_elementwise
+@row_split()
 def _gelu_backward_kernel(xp, g, a, *, approximate):
     """g * d/da of a Phi(a) = g * (Phi(a) + a phi(a)), or of the tanh approximation."""
     x = _floating("GeluBackwardKernelImpl", xp, a)
@@ -710,6 +713,7 @@ def _dot_along(xp, a, b, dim):
 
 @op("same", name="softmax", node_name="SoftmaxBackward0")
 @_along
+@row_split(lambda a, dim: dim != 0)
 @_quiet
 def _softmax(xp, a, *, dim):
     x = _floating("softmax_lastdim_kernel_impl", xp, a)
@@ -729,6 +733,7 @@ def _softmax(g, out, dim):
 
 @op("same", name="softmax_backward")
 @_along
+@row_split(lambda a, dim: dim != 0)
 def _softmax_backward(xp, g, y, *, dim):
     """y * (g - sum(g * y)), in float32 for half types (as torch sums)."""
     y = _floating("softmax_backward_data", xp, y)
@@ -740,6 +745,7 @@ def _softmax_backward(xp, g, y, *, dim):
 
 @op("same", name="log_softmax", node_name="LogSoftmaxBackward0")
 @_along
+@row_split(lambda a, dim: dim != 0)
 @_quiet
 def _log_softmax(xp, a, *, dim):
     x = _floating("log_softmax_lastdim_kernel_impl", xp, a)
@@ -758,6 +764,7 @@ def _log_softmax(g, out, dim):
 
 @op("same", name="log_softmax_backward")
 @_along
+@row_split(lambda a, dim: dim != 0)
 @_quiet
 def _log_softmax_backward(xp, g, y, *, dim):
     """g - exp(y) * sum(g)."""

@@ -38,6 +38,7 @@ import operator
 import numpy as np  # np.errstate only: an empty normalized shape gives nan silently, as in torch
 
 from ... import _dtype as dt
+from ..._parallel import row_split
 from ..._tensor import Size
 from ...autograd import grad_mode
 from .._op import export, op
@@ -136,6 +137,7 @@ def _input_grad(gh, xhat, rstd, axes):
 
 
 @op("none", name="layer_norm", node_name="NativeLayerNormBackward0")
+@row_split(lambda a, ndim, eps: ndim < a.ndim)
 def _layer_norm(xp, a, weight, bias, *, ndim, eps):
     x = _floating("LayerNormKernelImpl", xp, a)
     y, rstd = _centered(xp, _rows(x, ndim), eps)
