@@ -10,6 +10,7 @@ first, then autograd and the op layer, which publish the math functions; nn and 
 on the complete tensor API, so they come last.
 """
 # ruff: noqa: F401, E402, I001, A004
+from . import _allocator
 from . import _dtype
 from ._device import device
 from ._dtype import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16, float32,
