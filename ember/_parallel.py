@@ -27,28 +27,57 @@ def _default_threads():
     return int(value) if value.isdigit() and int(value) > 0 else (os.cpu_count() or 1)
 
 
-def _blas_thread_control():
-    """(get, set) for the thread count of the OpenBLAS that NumPy ships with, or None."""
+def _numpy_openblas():
+    """The OpenBLAS library that NumPy ships with (a ctypes handle), or None."""
     import numpy
 
     libs = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs")
     for path in glob.glob(os.path.join(libs, "*openblas*.so*")):
         try:
-            lib = ctypes.CDLL(path)
+            return ctypes.CDLL(path)
         except OSError:
             continue
-        for prefix, suffix in (("scipy_openblas", "64_"), ("openblas", ""), ("openblas", "64_")):
-            get = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
-            set_ = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
-            if get is not None and set_ is not None:
-                get.restype = ctypes.c_int
-                set_.argtypes = [ctypes.c_int]
-                return get, set_
     return None
 
 
+def _blas_thread_control(lib):
+    """(get, set) for OpenBLAS's thread count, or None."""
+    for prefix, suffix in (("scipy_openblas", "64_"), ("openblas", ""), ("openblas", "64_")):
+        get = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
+        set_ = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
+        if get is not None and set_ is not None:
+            get.restype = ctypes.c_int
+            set_.argtypes = [ctypes.c_int]
+            return get, set_
+    return None
+
+
+# After each multi-threaded call OpenBLAS's idle workers spin for 2^28 cycles (~0.1 s) before
+# they sleep, holding a core that our own workers need: a convolution right after a GEMM
+# measured 1.7-2x slower. OpenBLAS reads the spin length (OPENBLAS_THREAD_TIMEOUT, a power of
+# two) when it starts its workers, so ember sets it -- unless the user did -- and restarts
+# them. 2^16 cycles still covers back-to-back GEMMs (LSTM steps measured no slower).
+_SPIN_LOG2_CYCLES = "16"
+
+
+def _shorten_blas_spin(lib):
+    read_env = getattr(lib, "openblas_read_env", None)
+    restart = getattr(lib, "blas_thread_shutdown_", None)
+    if read_env is None or restart is None or "OPENBLAS_THREAD_TIMEOUT" in os.environ:
+        return
+    os.environ["OPENBLAS_THREAD_TIMEOUT"] = _SPIN_LOG2_CYCLES
+    try:
+        read_env()
+    finally:
+        del os.environ["OPENBLAS_THREAD_TIMEOUT"]
+    restart()  # the workers start again, with the new spin length, at the next BLAS call
+
+
+_openblas = _numpy_openblas()
+_blas = _blas_thread_control(_openblas) if _openblas is not None else None
+if _blas is not None:
+    _shorten_blas_spin(_openblas)
 _threads = _default_threads()
-_blas = _blas_thread_control()
 _pool = None
 
 
