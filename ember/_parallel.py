@@ -56,8 +56,9 @@ def _blas_thread_control(lib):
 # they sleep, holding a core that our own workers need: a convolution right after a GEMM
 # measured 1.7-2x slower. OpenBLAS reads the spin length (OPENBLAS_THREAD_TIMEOUT, a power of
 # two) when it starts its workers, so ember sets it -- unless the user did -- and restarts
-# them. 2^16 cycles still covers back-to-back GEMMs (LSTM steps measured no slower).
-_SPIN_LOG2_CYCLES = "16"
+# them. 2^20 cycles (~0.3 ms) still covers the gap between an LSTM's per-step GEMMs; 2^16
+# measured ~15% slower there.
+_SPIN_LOG2_CYCLES = "20"
 
 
 def _shorten_blas_spin(lib):
