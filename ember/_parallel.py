@@ -17,6 +17,7 @@ import ctypes
 import functools
 import glob
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 __all__ = ["get_num_threads", "set_num_threads", "parallel_map", "row_split"]
@@ -122,12 +123,15 @@ SPLIT_ELEMENTS = 1 << 17
 
 
 def row_split(rows_independent=None):
-    """Decorator for a kernel(xp, *arrays, **attrs) that returns an array of its first input's
-    shape and floating dtype, computed row by row (dim 0) -- always, or where
-    `rows_independent(first, **attrs)` says so (softmax: when its dim is not 0). Large NumPy
-    inputs are cut along dim 0, one block per thread, each block's result written into one
-    output array. Inputs of the first's shape are cut alike; inputs with fewer dims (a layer
-    norm's weight), and None, go to every block whole."""
+    """Decorator for a kernel(xp, *arrays, **attrs) whose results (an array or a tuple) are
+    computed row by row: row i of every result (dim 0) depends only on row i of the inputs
+    that share the first input's number of dims -- always, or where
+    `rows_independent(first, **attrs)` says so (softmax: when its dim is not 0).
+
+    Large NumPy inputs are then cut along dim 0, one block per thread, and each block's results
+    written into the full results. Inputs with as many dims as the first are cut alike; inputs
+    with fewer dims (a layer norm's weight, which broadcasts), and None, go to every block
+    whole. Attributes are passed unchanged, so they must not describe the whole batch."""
     def decorate(kernel):
         @functools.wraps(kernel)
         def run(xp, *arrays, **attrs):
@@ -135,31 +139,42 @@ def row_split(rows_independent=None):
             if not _worth_splitting(first, arrays) or \
                     (rows_independent is not None and not rows_independent(first, **attrs)):
                 return kernel(xp, *arrays, **attrs)
-            out = xp.empty(first.shape, dtype=first.dtype)
-            threads = min(_threads, first.shape[0], first.size // SPLIT_ELEMENTS)
-            step = -(-first.shape[0] // threads)
-
-            def block(start):
-                rows = slice(start, start + step)
-                pieces = (a[rows] if a is not None and a.ndim == first.ndim else a
-                          for a in arrays)
-                out[rows] = kernel(xp, *pieces, **attrs)
-            parallel_map(block, range(0, first.shape[0], step))
-            return out
+            return _run_in_row_blocks(kernel, xp, arrays, attrs)
         return run
     return decorate
 
 
 def _worth_splitting(first, arrays):
     if _threads < 2 or _blas is None or type(first) is not _ndarray or first.ndim == 0 \
-            or first.size < 2 * SPLIT_ELEMENTS or first.shape[0] < 2 \
-            or first.dtype.kind != "f" or first.dtype.itemsize < 4:
+            or first.size < 2 * SPLIT_ELEMENTS or first.shape[0] < 2:
         return False
-    for a in arrays[1:]:
-        if a is not None and (a.dtype != first.dtype or a.ndim > first.ndim
-                              or (a.ndim == first.ndim and a.shape != first.shape)):
-            return False
-    return True
+    return all(a is None or a.ndim < first.ndim or
+               (a.ndim == first.ndim and a.shape[0] == first.shape[0]) for a in arrays[1:])
+
+
+def _run_in_row_blocks(kernel, xp, arrays, attrs):
+    first = arrays[0]
+    rows_total = first.shape[0]
+    threads = min(_threads, rows_total, first.size // SPLIT_ELEMENTS)
+    step = -(-rows_total // threads)
+    results = []  # the full results, allocated by the first block to finish
+    single = []   # whether the kernel returns one array rather than a tuple
+    lock = threading.Lock()
+
+    def block(start):
+        rows = slice(start, start + step)
+        pieces = (a[rows] if a is not None and a.ndim == first.ndim else a for a in arrays)
+        result = kernel(xp, *pieces, **attrs)
+        parts = result if type(result) is tuple else (result,)
+        with lock:
+            if not results:
+                single.append(type(result) is not tuple)
+                results.extend(xp.empty((rows_total,) + p.shape[1:], dtype=p.dtype)
+                               for p in parts)
+        for full, part in zip(results, parts):
+            full[rows] = part
+    parallel_map(block, range(0, rows_total, step))
+    return results[0] if single[0] else tuple(results)
 
 
 from numpy import ndarray as _ndarray  # noqa: E402

@@ -99,3 +99,18 @@ def test_blas_workers_do_not_spin_after_a_gemm():
     out = subprocess.run([sys.executable, "-c", SPIN_PROBE], env=env, capture_output=True,
                          text=True, check=True)
     assert int(out.stdout) < 30, f"{out.stdout.strip()} ms of CPU while the program slept"
+
+
+@pytest.mark.parametrize("shape,kernel", [((5, 3, 8, 8), 2), ((4, 2, 9, 7), 3)])
+def test_row_split_max_pool_matches_one_thread(shape, kernel, monkeypatch, restore_threads):
+    """A multi-output kernel (values and choices) and its backward, with a cropped border."""
+    monkeypatch.setattr(_parallel, "SPLIT_ELEMENTS", 8)
+    results = []
+    for threads in (1, 3):
+        ember.set_num_threads(threads)
+        x = ember.linspace(-3, 3, int(np.prod(shape))).reshape(shape).cos().requires_grad_()
+        y = F.max_pool2d(x, kernel)
+        (y * ember.linspace(-1, 1, y.numel()).reshape(y.shape)).sum().backward()
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    for one, split in zip(*results):
+        np.testing.assert_array_equal(split, one)

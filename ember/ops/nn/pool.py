@@ -39,6 +39,7 @@ import numpy as np  # window tables are small host arrays built from Python ints
 
 from ... import _creation
 from ... import _dtype as dt
+from ..._parallel import row_split
 from .._op import export, op
 from .conv import _windows
 
@@ -420,6 +421,7 @@ def _cropped(a, kernel):
 
 
 @op("none", name="tiled_max_pool", node_name="MaxPool2DWithIndicesBackward0")
+@row_split()
 def _tiled_max_pool(xp, x, *, kernel):
     values = _cropped(x, kernel)
     choices = []
@@ -446,6 +448,7 @@ def _tiled_max_pool(g, x_shape, out, kernel):
 
 
 @op("none", name="tiled_max_pool_backward", node_name="MaxPool2DWithIndicesBackwardBackward0")
+@row_split()
 def _tiled_backward(xp, dy, *choices, kernel, input_shape):
     grad = dy
     for d, choice in enumerate(choices):  # undo the reductions, first spatial dim first
@@ -461,10 +464,11 @@ def _tiled_backward(xp, dy, *choices, kernel, input_shape):
             for j in range(k):
                 xp.multiply(grad, choice == j, out=targets[j])
         grad = expanded
-    if grad.shape == tuple(input_shape):
+    # spatial sizes only: row_split may run this on part of the batch
+    if grad.shape[2:] == tuple(input_shape[2:]):
         return grad
-    full = xp.zeros(input_shape, dtype=dy.dtype)  # the cropped border got no window
-    full[(Ellipsis,) + tuple(slice(0, s) for s in grad.shape[2:])] = grad
+    full = xp.zeros(grad.shape[:2] + tuple(input_shape[2:]), dtype=dy.dtype)  # the border
+    full[(Ellipsis,) + tuple(slice(0, s) for s in grad.shape[2:])] = grad  # (no window's)
     return full
 
 
