@@ -101,20 +101,56 @@ def set_num_threads(n):
 
 
 def parallel_map(fn, items):
-    """[fn(item) for item in items], run on up to get_num_threads() threads when that helps."""
+    """[fn(item) for item in items], run on up to get_num_threads() threads when that helps.
+    Called from one of the pool's own workers (a nested parallel region) it runs serially,
+    so that workers never wait on tasks queued behind themselves."""
     global _pool
-    if _threads == 1 or len(items) < 2 or _blas is None:
+    if _threads == 1 or len(items) < 2 or _blas is None or _in_worker.active:
         return [fn(item) for item in items]
     if _pool is None:
-        _pool = ThreadPoolExecutor(_threads, thread_name_prefix="ember")
-    get_blas, set_blas = _blas
-    blas_threads = get_blas()
-    set_blas(1)  # each worker's GEMMs stay on its own core
+        _pool = ThreadPoolExecutor(_threads, thread_name_prefix="ember",
+                                   initializer=_mark_worker)
+    _blas_to_one_thread()
     try:
         return list(_pool.map(fn, items))
     finally:
-        set_blas(blas_threads)
+        _blas_restore()
 
+
+class _WorkerFlag(threading.local):
+    active = False  # True in the pool's own threads
+
+
+_in_worker = _WorkerFlag()
+
+
+def _mark_worker():
+    _in_worker.active = True
+
+
+# While any parallel region runs (several user threads may start one each), OpenBLAS stays
+# on one thread per caller, so that each worker's GEMMs keep to their own core; the last
+# region to end gives it back its thread count.
+_regions = 0
+_regions_lock = threading.Lock()
+_blas_threads_before = 1
+
+
+def _blas_to_one_thread():
+    global _regions, _blas_threads_before
+    with _regions_lock:
+        if _regions == 0:
+            _blas_threads_before = _blas[0]()
+            _blas[1](1)
+        _regions += 1
+
+
+def _blas_restore():
+    global _regions
+    with _regions_lock:
+        _regions -= 1
+        if _regions == 0:
+            _blas[1](_blas_threads_before)
 
 
 # row_split gives each thread at least this many elements (measured: gelu on 2M float32

@@ -114,3 +114,28 @@ def test_row_split_max_pool_matches_one_thread(shape, kernel, monkeypatch, resto
         results.append((y.detach().numpy(), x.grad.numpy()))
     for one, split in zip(*results):
         np.testing.assert_array_equal(split, one)
+
+
+def test_nested_parallel_regions_run_serially_instead_of_deadlocking(restore_threads):
+    ember.set_num_threads(2)
+    inner = lambda i: sum(_parallel.parallel_map(lambda j: i * j, [1, 2, 3]))  # noqa: E731
+    assert _parallel.parallel_map(inner, list(range(6))) == [6 * i for i in range(6)]
+
+
+@needs_blas_control
+def test_blas_threads_come_back_after_regions_from_several_user_threads(restore_threads):
+    import threading
+
+    ember.set_num_threads(2)
+    start = threading.Barrier(3)
+
+    def region():
+        start.wait()
+        for _ in range(20):
+            _parallel.parallel_map(lambda _: np.ones((64, 64)) @ np.ones((64, 64)), [0, 1, 2])
+    users = [threading.Thread(target=region) for _ in range(3)]
+    for u in users:
+        u.start()
+    for u in users:
+        u.join()
+    assert _parallel._blas[0]() == 2
