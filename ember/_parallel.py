@@ -117,6 +117,17 @@ def parallel_map(fn, items):
         _blas_restore()
 
 
+def _after_fork_in_child():
+    """A forked child (a DataLoader worker) has none of the parent's threads: start afresh."""
+    global _pool, _regions, _regions_lock
+    _pool = None
+    _regions = 0
+    _regions_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class _WorkerFlag(threading.local):
     active = False  # True in the pool's own threads
 

@@ -139,3 +139,18 @@ def test_blas_threads_come_back_after_regions_from_several_user_threads(restore_
     for u in users:
         u.join()
     assert _parallel._blas[0]() == 2
+
+
+def _square_in_pool(n):
+    return _parallel.parallel_map(lambda i: i * i, list(range(n)))
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fork is POSIX-only")
+def test_a_forked_child_starts_its_own_pool(restore_threads):
+    """The parent's pool threads do not exist in a forked child (a DataLoader worker)."""
+    import multiprocessing
+
+    ember.set_num_threads(2)
+    _square_in_pool(4)  # the parent's pool now exists
+    with multiprocessing.get_context("fork").Pool(1) as child:
+        assert child.apply_async(_square_in_pool, (5,)).get(timeout=30) == [0, 1, 4, 9, 16]
