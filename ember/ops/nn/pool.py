@@ -7,9 +7,9 @@ that buffer,
 
     windows[n, c, *out_position, *kernel_offset]        shape (N, C, *out, *kernel)
 
-made from conv.py's `_windows` with the kernel axes moved last. A max pool takes the argmax
-of each window, an average pool sums it: no Python loop runs over output positions. The
-buffer is cut or extended to hold exactly the windows that are used.
+made by `_plane_windows`. A max pool takes the argmax of each window, an average pool sums
+it: no Python loop runs over output positions. The buffer is cut or extended to hold exactly
+the windows that are used.
 
 Output size, torch's rule per dim (input size n, padding p, effective kernel
 e = dilation * (kernel - 1) + 1):
@@ -41,7 +41,7 @@ from ... import _creation
 from ... import _dtype as dt
 from ..._parallel import row_split
 from .._op import export, op
-from .conv import _windows
+from .conv import _out_size
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
@@ -78,10 +78,14 @@ def _padded(xp, x, padding, fill):
 
 
 def _plane_windows(xp, buf, kernel, stride, dilation):
-    """A (N, C, *S) buffer -> the view (N, C, *out, *kernel) of all its windows."""
-    windows = _windows(xp, buf, kernel, stride, dilation)            # (N, C, *kernel, *out)
+    """All windows of a (N, C, *S) buffer as a view (N, C, *out, *kernel): no copy."""
     n = len(kernel)
-    return windows.transpose((0, 1) + tuple(range(2 + n, 2 + 2 * n)) + tuple(range(2, 2 + n)))
+    out = _out_size(buf.shape[2:], kernel, stride, dilation)
+    st = buf.strides
+    shape = buf.shape[:2] + out + tuple(kernel)
+    strides = (st[:2] + tuple(st[2 + i] * stride[i] for i in range(n)) +
+               tuple(st[2 + i] * dilation[i] for i in range(n)))
+    return xp.lib.stride_tricks.as_strided(buf, shape, strides)
 
 
 def _add_windows(xp, per_offset, shape, out, kernel, stride, padding, dilation, dtype):
