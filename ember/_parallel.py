@@ -125,7 +125,8 @@ def _after_fork_in_child():
     _regions_lock = threading.Lock()
 
 
-os.register_at_fork(after_in_child=_after_fork_in_child)
+if hasattr(os, "register_at_fork"):  # POSIX
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class _WorkerFlag(threading.local):
