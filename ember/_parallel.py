@@ -20,6 +20,9 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy
+from numpy import ndarray as _ndarray
+
 __all__ = ["get_num_threads", "set_num_threads", "parallel_map", "row_split"]
 
 
@@ -30,8 +33,6 @@ def _default_threads():
 
 def _numpy_openblas():
     """The OpenBLAS library that NumPy ships with (a ctypes handle), or None."""
-    import numpy
-
     libs = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs")
     for path in glob.glob(os.path.join(libs, "*openblas*.so*")):
         try:
@@ -224,5 +225,3 @@ def _run_in_row_blocks(kernel, xp, arrays, attrs):
     parallel_map(block, range(0, rows_total, step))
     return results[0] if single[0] else tuple(results)
 
-
-from numpy import ndarray as _ndarray  # noqa: E402
