@@ -317,3 +317,21 @@ def test_flatten_unflatten():
     check_raises(lambda m: m.nn.Unflatten(1, 6))
     check_raises(lambda m: m.nn.Unflatten(1, (2, 3.0)))
     assert repr(ember.nn.Unflatten(1, (2, 3))) == repr(torch.nn.Unflatten(1, (2, 3)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("fn", [lambda m, x: m.relu(x),
+                                lambda m, x: m.nn.functional.threshold(x, 0.5, 0.0)])
+def test_relu_backward_zeroes_inf_and_nan_gradients_like_torch(dtype, fn):
+    """Where the input was cut off the gradient is 0 even if the incoming one is inf or nan
+    (torch uses where(); a plain dy * mask would give nan), and no warning is printed."""
+    values, grads = [-1.0, 0.0, 0.5, 2.0, 3.0], [float("inf"), float("nan"), -float("inf"), 1.0,
+                                                 -float("inf")]
+    results = []
+    for m in (ember, torch):
+        x = m.tensor(values, dtype=getattr(m, dtype), requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            fn(m, x).backward(m.tensor(grads, dtype=getattr(m, dtype)))
+        results.append(as_numpy(x.grad.float()))
+    np.testing.assert_array_equal(*results)

@@ -20,7 +20,7 @@ import math
 import numbers
 from types import MethodType
 
-import numpy as np  # for np.errstate and Python-number casts only; kernels compute with `xp`
+import numpy as np  # np.errstate, dtypes and Python-number casts only; kernels compute with `xp`
 
 from .. import _dtype as dt
 from .._tensor import Tensor
@@ -261,11 +261,24 @@ _sigmoid_backward = defop(
     "sigmoid_backward", "arith", lambda xp, dy, y: dy * y * (1 - y),
     lambda g, dy, y: (_sigmoid_backward(g, y), g * dy * (1 - 2 * y)),
     node_name="SigmoidBackwardBackward0")
-# dy * mask, not xp.where(mask, dy, 0): NumPy's where with a scalar is ~8x slower. (The one
-# difference: an infinite dy where the mask is off gives nan instead of 0.)
+_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _kept(xp, dy, keep):
+    """dy where `keep`, else 0 -- 0 also where dy is inf or nan, as torch's where() gives
+    (dy * keep would give nan there). Each element's bits are AND-ed with an all-ones or
+    all-zeros word: as fast as dy * keep, where NumPy's where() with a scalar was 5x slower."""
+    ints = _SAME_SIZE_INT.get(dy.dtype.itemsize)
+    if ints is None or dy.dtype.kind != "f" or dy.ndim == 0:
+        return xp.where(keep, dy, xp.zeros((), dy.dtype))
+    word = xp.negative(keep.view(xp.int8), dtype=ints)  # 0, or -1: every bit set
+    xp.bitwise_and(dy.view(ints), word, out=word)
+    return word.view(dy.dtype)
+
+
 _threshold_backward = defop(
     "threshold_backward", "arith",
-    lambda xp, dy, y, *, threshold: dy * (y > threshold),
+    lambda xp, dy, y, *, threshold: _kept(xp, dy, y > threshold),
     lambda g, y, threshold: (_threshold_backward(g, y, threshold=threshold), None),
     node_name="ThresholdBackwardBackward0")
 
