@@ -195,8 +195,16 @@ class Tensor:
     # memory layout: strides and offsets count elements, as in torch
 
     def stride(self, dim=None):
-        size = self._dtype.itemsize
-        strides = tuple(s // size for s in self._data.strides)
+        if self._data.size == 0 and not any(self._data.strides):
+            # NumPy gives a new empty array zero strides; torch gives it contiguous ones
+            strides, step = [], 1
+            for n in reversed(self._data.shape):
+                strides.insert(0, step)
+                step *= max(n, 1)
+            strides = tuple(strides)
+        else:
+            size = self._dtype.itemsize
+            strides = tuple(s // size for s in self._data.strides)
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def data_ptr(self):

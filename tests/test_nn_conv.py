@@ -36,6 +36,10 @@ CASES = [
         x, w, stride=3, groups=2, dilation=2), (T(2, 4, 5), T(4, 2, 3))),
     ("transpose3d", lambda m, x, w: m.nn.functional.conv_transpose3d(x, w, stride=2),
      (T(1, 2, 3, 3, 2), T(2, 2, 2, 2, 2))),
+    ("empty_batch", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, padding=1),
+     (T(0, 3, 5, 5), T(4, 3, 3, 3), T(4))),
+    ("one_by_one_stride2", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, stride=2),
+     (T(3, 4, 7, 6), T(5, 4, 1, 1), T(5))),
 ]
 
 

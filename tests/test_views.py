@@ -582,3 +582,10 @@ def test_random_view_chains_match_torch(data):
         assert _layout(e, eb) == _layout(t, tb), name
         np.testing.assert_array_equal(as_numpy(e), as_numpy(t), err_msg=name)
         assert e._version == t._version
+
+
+@pytest.mark.parametrize("shape", [(0, 3, 5, 5), (3, 0), (0,), (2, 0, 4)])
+def test_empty_tensors_report_contiguous_strides_like_torch(shape):
+    """NumPy gives an empty array zero strides; torch reports contiguous ones."""
+    assert ember.zeros(*shape).stride() == torch.zeros(*shape).stride()
+    assert ember.zeros(*shape).stride(-1) == torch.zeros(*shape).stride(-1)

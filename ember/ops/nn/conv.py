@@ -115,7 +115,7 @@ def _conv(xp, x, w, bias, *, stride, padding, dilation, groups):
     padded = tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], padding))
     out_size = _out_size(padded, w.shape[2:], stride, dilation)
     out = xp.empty((x.shape[0], w.shape[0]) + out_size, dtype=x.dtype)
-    flat_out = out.reshape(out.shape[:2] + (-1,))
+    flat_out = out.reshape(out.shape[:2] + (math.prod(out_size),))
     weights = _weight_matrix(w, groups)
     bias_column = None if bias is None else bias.reshape(groups, -1, 1)
 
@@ -185,11 +185,11 @@ def _conv_weight_grad(xp, x, dy, *, weight_shape, stride, padding, dilation, gro
     def run(part):
         cols = _im2col(xp, x[part], weight_shape[2:], stride, padding, dilation, groups)
         return xp.matmul(_as_columns(xp, dy[part], groups), cols.transpose(0, 2, 1))
-    partial = parallel_map(run, _chunks(x.shape[0], per_image))
-    dw = partial[0]
-    for chunk in partial[1:]:
-        dw += chunk
-    return dw.reshape(weight_shape)                                  # (G, Og, Cg*K) is (O, Cg, *k)
+    dw = xp.zeros(weight_shape, dtype=dy.dtype)
+    flat = dw.reshape(groups, weight_shape[0] // groups, -1)        # (O, Cg, *k) as (G, Og, Cg*K)
+    for chunk in parallel_map(run, _chunks(x.shape[0], per_image)):
+        flat += chunk
+    return dw
 
 
 @_conv_weight_grad.grad
