@@ -38,6 +38,8 @@ CASES = [
      (T(1, 2, 3, 3, 2), T(2, 2, 2, 2, 2))),
     ("empty_batch", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, padding=1),
      (T(0, 3, 5, 5), T(4, 3, 3, 3), T(4))),
+    ("groups_bias_dilation", lambda m, x, w, b: m.nn.functional.conv2d(
+        x, w, b, padding=2, dilation=2, groups=3), (T(2, 6, 7, 6), T(9, 2, 3, 3), T(9))),
     ("one_by_one_stride2", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, stride=2),
      (T(3, 4, 7, 6), T(5, 4, 1, 1), T(5))),
 ]
