@@ -54,9 +54,14 @@ def time_workloads(names, rounds, repeats):
         for step in steps.values():
             time_step(step, 2)  # warm-up
         samples = {label: [] for label in steps}
+        round_ratios = []  # ember/torch of each round's medians: how much the ratio moves
         for _ in range(rounds):
-            for label, step in steps.items():
-                samples[label] += time_step(step, repeats)
+            this_round = {label: time_step(step, repeats) for label, step in steps.items()}
+            for label, times in this_round.items():
+                samples[label] += times
+            if "torch" in this_round:
+                round_ratios.append(statistics.median(this_round["ember"]) /
+                                    statistics.median(this_round["torch"]))
         per = getattr(steps["ember"], "ops_per_step", None)
         row = {"workload": name, "unit": "us/op" if per else "ms/step"}
         for label in steps:
@@ -64,6 +69,7 @@ def time_workloads(names, rounds, repeats):
             row[label] = median * 1e6 / per if per else median * 1e3
         if "torch" in row:
             row["ratio"] = row["ember"] / row["torch"]
+            row["ratio_range"] = [min(round_ratios), max(round_ratios)]
         rows.append(row)
         print(f"  {name}: done", file=sys.stderr, flush=True)
     return rows
@@ -109,13 +115,16 @@ def _memory_column(rows, threads):
 
 
 def _print(rows, threads):
-    print(f"\n{threads} thread(s)  (median per step; peak = extra resident memory while "
-          "training)")
-    print(f"{'workload':<20}{'ember':>10}{'torch':>10}{'ratio':>8}{'ember MiB':>11}"
-          f"{'torch MiB':>11}")
+    print(f"\n{threads} thread(s)  (median per step; rounds = the lowest and highest ratio of "
+          "single rounds; peak = extra resident memory while training)")
+    print(f"{'workload':<20}{'ember':>10}{'torch':>10}{'ratio':>8}{'rounds':>12}"
+          f"{'ember MiB':>11}{'torch MiB':>11}")
     for r in rows:
         torch_time = f"{r['torch']:10.2f}" if "torch" in r else f"{'-':>10}"
         ratio = f"{r['ratio']:8.2f}" if "ratio" in r else f"{'-':>8}"
+        low, high = r.get("ratio_range", (None, None))
+        spread = f"{low:6.2f}-{high:.2f}" if low is not None else f"{'':>12}"
+        ratio += f"{spread:>12}"
         em = f"{r['ember_peak_mib']:11.0f}" if "ember_peak_mib" in r else f"{'':>11}"
         tm = f"{r['torch_peak_mib']:11.0f}" if "torch_peak_mib" in r else f"{'':>11}"
         print(f"{r['workload']:<20}{r['ember']:10.2f}{torch_time}{ratio}{em}{tm}   "
