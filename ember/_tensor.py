@@ -195,7 +195,7 @@ class Tensor:
     # memory layout: strides and offsets count elements, as in torch
 
     def stride(self, dim=None):
-        if self._data.size == 0 and not any(self._data.strides):
+        if self._data.size == 0 and self._base is None and not any(self._data.strides):
             # NumPy gives a new empty array zero strides; torch gives it contiguous ones
             strides, step = [], 1
             for n in reversed(self._data.shape):

@@ -222,14 +222,17 @@ def _execute(deps, needed, buffers, fresh, captures, captured, retain_graph, onl
         grads = buffers.pop(node, None)
         if grads is not None:
             received = grads[0]
-            grads = _call_tensor_hooks(node, grads)
-            slots = captures.get(node)
+            leaf = type(node) is AccumulateGrad
+            if leaf or node._tensor_hooks:
+                grads = _call_tensor_hooks(node, grads)
+            slots = captures.get(node) if captures else None
             if slots:
                 for nr, i in slots:
                     captured[i] = grads[nr]
-            if not _should_apply(node, needed, captures, only_targets, capture):
+            if (leaf or needed is not None) and \
+                    not _should_apply(node, needed, captures, only_targets, capture):
                 pass
-            elif type(node) is AccumulateGrad and _observer is None:
+            elif leaf and _observer is None:
                 # the engine's own array may become .grad without a copy (not if a hook saw
                 # it, or if it was captured for the caller)
                 node.accumulate(grads[0], owned=node in fresh and grads[0] is received and
@@ -276,10 +279,12 @@ def _apply(node, grads, buffers, fresh, needed, retain_graph):
                            f"(expected {len(edges)}, got {len(in_grads)})")
     if anomaly_mode.enabled:
         anomaly_mode.check_gradients(node, in_grads)
+    meta = node._meta
     for i, ((child, nr), g) in enumerate(zip(edges, in_grads)):
         if child is None or g is None or (needed is not None and child not in needed):
             continue
-        fitted = _fit(node, i, g)
+        shape, dtype = meta[i]
+        fitted = g if g._dtype is dtype and g._data.shape == shape else _fit(node, i, g)
         owned = type(child) is AccumulateGrad and _owned(fitted, fitted is not g, grads,
                                                         in_grads)
         _add(buffers, child, nr, fitted, owned, fresh)
