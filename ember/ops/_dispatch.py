@@ -36,8 +36,10 @@ def call(op, *args, **attrs):
     # device: the common device of the tensor arguments (0-d CPU tensors may join any device)
     device = None
     first = None
+    wants_grad = False
     for x in args:
         if isinstance(x, Tensor):
+            wants_grad = wants_grad or x._requires_grad
             if device is None:
                 device = x._device
                 first = x
@@ -74,11 +76,8 @@ def call(op, *args, **attrs):
 
     if op.view:
         _mark_views(op, args[0], attrs, outputs)
-    if _grad.grad_enabled and op.rule is not None:
-        for x in args:
-            if isinstance(x, Tensor) and x._requires_grad:
-                record(op, args, attrs, outputs, type(result) is tuple)
-                break
+    if wants_grad and _grad.grad_enabled and op.rule is not None:
+        record(op, args, attrs, outputs, type(result) is tuple)
     return outputs if type(result) is tuple else outputs[0]
 
 
