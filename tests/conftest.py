@@ -1,4 +1,5 @@
-"""Shared fixtures: a `device` fixture (cpu, plus cuda when CuPy sees a GPU) and seeding."""
+"""Shared fixtures: a `device` fixture (cpu, plus cuda when CuPy sees a GPU), seeding, and
+`one_torch_thread` for modules that compare with torch's thread-hungry kernels."""
 import pytest
 
 import ember
@@ -15,3 +16,14 @@ def device(request):
 def _seed():
     ember.manual_seed(0)
     yield
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """torch's CPU kernels slow down a lot when threads compete (as under pytest -n); a module
+    uses this with `pytestmark = pytest.mark.usefixtures("one_torch_thread")`."""
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

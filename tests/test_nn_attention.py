@@ -20,13 +20,7 @@ torch = pytest.importorskip("torch")
 rng = np.random.default_rng(0)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """torch's CPU kernels slow down a lot when threads compete (as under pytest -n)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def T(*shape):

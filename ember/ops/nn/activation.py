@@ -44,7 +44,7 @@ from ..._parallel import row_split
 from ..._utils import wrap_dim
 from ...autograd import grad_mode
 from .._op import REGISTRY, defop, export, op
-from ..pointwise import where
+from ..pointwise import _quiet, where
 from ..shape import cat
 
 __all__ = ["threshold", "threshold_", "relu", "relu_", "relu6", "hardtanh", "hardtanh_",
@@ -77,15 +77,6 @@ _PHI_TANH = (7.978849414598754e-01, 3.6333084576584636e-02, -3.25949790066737e-0
 
 # ----------------------------------------------------------------------------------------------
 # kernel helpers
-
-
-def _quiet(kernel):
-    """Run `kernel` with NumPy's floating-point warnings off."""
-    @functools.wraps(kernel)  # Op reads the kernel's signature through __wrapped__
-    def run(*args, **attrs):
-        with np.errstate(all="ignore"):
-            return kernel(*args, **attrs)
-    return run
 
 
 def _elementwise(kernel):

@@ -30,13 +30,18 @@ __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
 # array helpers (xp-generic)
 
 
-def _zero_padded(xp, x, padding):
-    """(N, C, *S) -> (N, C, *S_padded) with zeros around; x itself when there is no padding."""
-    if not any(lo or hi for lo, hi in padding):
-        return x
-    shape = x.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], padding))
-    buf = xp.zeros(shape, dtype=x.dtype)
-    buf[(slice(None), slice(None)) + _interior(x.shape[2:], padding)] = x
+def _padded(xp, x, padding, fill):
+    """(N, C, *S) -> (N, C, *S') with S'_d = S_d + lo_d + hi_d and the border set to `fill`.
+    A negative hi drops the last input positions (no window reads them)."""
+    lead = x.ndim - len(padding)
+    spatial = x.shape[lead:]
+    keep = tuple(slice(0, s + min(hi, 0)) for s, (_, hi) in zip(spatial, padding))
+    if all(lo == 0 and hi <= 0 for lo, hi in padding):
+        return x[(Ellipsis,) + keep]
+    shape = x.shape[:lead] + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, padding))
+    buf = xp.full(shape, fill, dtype=x.dtype)
+    target = tuple(slice(lo, lo + k.stop) for k, (lo, _) in zip(keep, padding))
+    buf[(Ellipsis,) + target] = x[(Ellipsis,) + keep]
     return buf
 
 
@@ -55,12 +60,26 @@ def _tap_region(offset, dilation, out, stride):
                  for i, d, o, s in zip(offset, dilation, out, stride))
 
 
+def _add_windows(xp, per_offset, shape, out, kernel, stride, padding, dilation, dtype):
+    """The adjoint of reading windows ("col2im"; pooling and unfold use it too): for every
+    kernel offset, add `per_offset(offset)` (N, C, *out) into the input positions that tap
+    reads -- one strided slice per offset -- and return the (N, C, *S) interior of the padded
+    buffer."""
+    spatial = shape[2:]
+    size = tuple(max(s + lo + hi, s + lo) for s, (lo, hi) in zip(spatial, padding))
+    buf = xp.zeros(tuple(shape[:2]) + size, dtype=dtype)
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        region = _tap_region(offset, dilation, out, stride)
+        buf[(slice(None), slice(None)) + region] += per_offset(offset)
+    return buf[(Ellipsis,) + _interior(spatial, padding)]
+
+
 def _im2col(xp, x, kernel, stride, padding, dilation, groups):
     """The patch matrix (G, Cg*K, N*P) of a batch: row (c, tap), column (image, position).
     It is the one big copy of a convolution; laid out this way a whole batch chunk is one GEMM
     per group, and that GEMM's result is already channels-first. Built with one strided slice
     copy per kernel tap (measured up to 1.7x faster than copying the 2n+2-dim window view)."""
-    buf = _zero_padded(xp, x, padding)
+    buf = _padded(xp, x, padding, 0)
     out = _out_size(buf.shape[2:], kernel, stride, dilation)
     batch, channels = x.shape[:2]
     cols = xp.empty((channels,) + tuple(kernel) + (batch,) + out, dtype=x.dtype)
@@ -155,17 +174,11 @@ def _conv_input_grad(xp, dy, w, *, input_shape, stride, padding, dilation, group
 
 
 def _col2im(xp, dcols, kernel, input_shape, out, stride, padding, dilation):
-    """The adjoint of _im2col: each kernel offset adds one strided slice of the padded input
-    (K adds, no np.add.at). Returns a (N, C, *S) view."""
+    """The adjoint of _im2col (a (N, C, *S) view): see _add_windows."""
     batch, channels = input_shape[:2]
     per_tap = dcols.reshape((channels,) + tuple(kernel) + (batch,) + tuple(out))
-    padded = tuple(s + lo + hi for s, (lo, hi) in zip(input_shape[2:], padding))
-    buf = xp.zeros((batch, channels) + padded, dtype=dcols.dtype)
-    for offset in itertools.product(*(range(k) for k in kernel)):
-        region = _tap_region(offset, dilation, out, stride)
-        contribution = per_tap[(slice(None),) + offset]               # (C, N, *out)
-        buf[(slice(None), slice(None)) + region] += contribution.swapaxes(0, 1)
-    return buf[(slice(None), slice(None)) + _interior(input_shape[2:], padding)]
+    return _add_windows(xp, lambda offset: per_tap[(slice(None),) + offset].swapaxes(0, 1),
+                        input_shape, out, kernel, stride, padding, dilation, dcols.dtype)
 
 
 @_conv_input_grad.grad

@@ -41,7 +41,7 @@ from ... import _creation
 from ... import _dtype as dt
 from ..._parallel import row_split
 from .._op import export, op
-from .conv import _out_size
+from .conv import _add_windows, _out_size, _padded
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
            "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
@@ -62,21 +62,6 @@ def _is_floating(a):
     return dt._BY_NUMPY[a.dtype].is_floating_point
 
 
-def _padded(xp, x, padding, fill):
-    """(N, C, *S) -> (N, C, *S') with S'_d = S_d + lo_d + hi_d and the border set to `fill`.
-    A negative hi drops the last input positions (no window reads them)."""
-    lead = x.ndim - len(padding)
-    spatial = x.shape[lead:]
-    keep = tuple(slice(0, s + min(hi, 0)) for s, (_, hi) in zip(spatial, padding))
-    if all(lo == 0 and hi <= 0 for lo, hi in padding):
-        return x[(Ellipsis,) + keep]
-    shape = x.shape[:lead] + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, padding))
-    buf = xp.full(shape, fill, dtype=x.dtype)
-    target = tuple(slice(lo, lo + k.stop) for k, (lo, _) in zip(keep, padding))
-    buf[(Ellipsis,) + target] = x[(Ellipsis,) + keep]
-    return buf
-
-
 def _plane_windows(xp, buf, kernel, stride, dilation):
     """All windows of a (N, C, *S) buffer as a view (N, C, *out, *kernel): no copy."""
     n = len(kernel)
@@ -86,20 +71,6 @@ def _plane_windows(xp, buf, kernel, stride, dilation):
     strides = (st[:2] + tuple(st[2 + i] * stride[i] for i in range(n)) +
                tuple(st[2 + i] * dilation[i] for i in range(n)))
     return xp.lib.stride_tricks.as_strided(buf, shape, strides)
-
-
-def _add_windows(xp, per_offset, shape, out, kernel, stride, padding, dilation, dtype):
-    """The adjoint of `_plane_windows` ("col2im"): for every kernel offset, add
-    `per_offset(offset)` (N, C, *out) into the input positions that tap reads -- one strided
-    slice per offset -- and return the (N, C, *S) interior of the padded buffer."""
-    spatial = shape[2:]
-    size = tuple(max(s + lo + hi, s + lo) for s, (lo, hi) in zip(spatial, padding))
-    buf = xp.zeros(tuple(shape[:2]) + size, dtype=dtype)
-    for offset in itertools.product(*(range(k) for k in kernel)):
-        region = tuple(slice(i * d, i * d + (o - 1) * s + 1, s)
-                       for i, d, o, s in zip(offset, dilation, out, stride))
-        buf[(slice(None), slice(None)) + region] += per_offset(offset)
-    return buf[(Ellipsis,) + tuple(slice(lo, lo + s) for s, (lo, _) in zip(spatial, padding))]
 
 
 def _axis_positions(xp, size, axis, ndim):

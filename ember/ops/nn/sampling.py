@@ -1,9 +1,10 @@
 """Resampling: unfold/fold, pixel and channel shuffles, interpolate, grid_sample, affine_grid.
 
 * `unfold` (im2col) and `fold` (col2im) are two ops, each the other's adjoint, so they
-  differentiate any number of times. They reuse pool.py's window helpers: unfold copies the
-  strided window view of the padded input into torch's (N, C * kh * kw, L) layout (channel
-  major, then kernel offset; L output positions), fold adds one strided slice per offset back.
+  differentiate any number of times. They reuse the window helpers of pool.py and conv.py:
+  unfold copies the strided window view of the padded input into torch's (N, C * kh * kw, L)
+  layout (channel major, then kernel offset; L output positions), fold adds one strided slice
+  per offset back.
 * pixel_shuffle, pixel_unshuffle and channel_shuffle are reshape -> permute -> reshape.
 * interpolate is *separable*: every mode resamples one spatial dim at a time, last dim first,
   as `sum_j x.index_select(dim, index_j) * weight_j` with 1 (nearest), 2 (linear) or 4 (cubic)
@@ -29,9 +30,8 @@ from ... import _dtype as dt
 from .._op import export, op
 from ..pointwise import where
 from ..shape import stack
+from .conv import _add_windows, _padded
 from .pool import (
-    _add_windows,
-    _padded,
     _plane_windows,
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
