@@ -4,7 +4,7 @@ NumPy's elementwise and copy loops run on one core, but they release the GIL, so
 threads can run pieces of the same kernel side by side (a convolution's batch chunks, say).
 BLAS is threaded itself: while our workers run, OpenBLAS is set to one thread (and set back
 afterwards), so the two levels of threading do not fight over the cores. Where that switch
-cannot be found (another BLAS), work stays serial.
+cannot be found (another BLAS), work stays serial. OpenBLAS's controls are in `_blas.py`.
 
 Two ways in: `parallel_map` runs a list of independent pieces (conv.py's batch chunks), and
 `row_split` splits a heavy elementwise kernel (gelu's ~18 passes) into one row block per
@@ -13,15 +13,14 @@ kernel of a single pass (relu) gains nothing, and neither do many small blocks p
 
 `ember.set_num_threads` / `ember.get_num_threads` are torch's API for the thread count.
 """
-import ctypes
 import functools
-import glob
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy
 from numpy import ndarray as _ndarray
+
+from ._blas import thread_control
 
 __all__ = ["get_num_threads", "set_num_threads", "parallel_map", "row_split"]
 
@@ -31,55 +30,7 @@ def _default_threads():
     return int(value) if value.isdigit() and int(value) > 0 else (os.cpu_count() or 1)
 
 
-def _numpy_openblas():
-    """The OpenBLAS library that NumPy ships with (a ctypes handle), or None."""
-    libs = os.path.join(os.path.dirname(os.path.dirname(numpy.__file__)), "numpy.libs")
-    for path in glob.glob(os.path.join(libs, "*openblas*.so*")):
-        try:
-            return ctypes.CDLL(path)
-        except OSError:
-            continue
-    return None
-
-
-def _blas_thread_control(lib):
-    """(get, set) for OpenBLAS's thread count, or None."""
-    for prefix, suffix in (("scipy_openblas", "64_"), ("openblas", ""), ("openblas", "64_")):
-        get = getattr(lib, f"{prefix}_get_num_threads{suffix}", None)
-        set_ = getattr(lib, f"{prefix}_set_num_threads{suffix}", None)
-        if get is not None and set_ is not None:
-            get.restype = ctypes.c_int
-            set_.argtypes = [ctypes.c_int]
-            return get, set_
-    return None
-
-
-# After each multi-threaded call OpenBLAS's idle workers spin for 2^28 cycles (~0.1 s) before
-# they sleep, holding a core that our own workers need: a convolution right after a GEMM
-# measured 1.7-2x slower. OpenBLAS reads the spin length (OPENBLAS_THREAD_TIMEOUT, a power of
-# two) when it starts its workers, so ember sets it -- unless the user did -- and restarts
-# them. 2^20 cycles (~0.3 ms) still covers the gap between an LSTM's per-step GEMMs; 2^16
-# measured ~15% slower there.
-_SPIN_LOG2_CYCLES = "20"
-
-
-def _shorten_blas_spin(lib):
-    read_env = getattr(lib, "openblas_read_env", None)
-    restart = getattr(lib, "blas_thread_shutdown_", None)
-    if read_env is None or restart is None or "OPENBLAS_THREAD_TIMEOUT" in os.environ:
-        return
-    os.environ["OPENBLAS_THREAD_TIMEOUT"] = _SPIN_LOG2_CYCLES
-    try:
-        read_env()
-    finally:
-        del os.environ["OPENBLAS_THREAD_TIMEOUT"]
-    restart()  # the workers start again, with the new spin length, at the next BLAS call
-
-
-_openblas = _numpy_openblas()
-_blas = _blas_thread_control(_openblas) if _openblas is not None else None
-if _blas is not None:
-    _shorten_blas_spin(_openblas)
+_blas = thread_control  # (get, set) for OpenBLAS's thread count, or None
 _threads = _default_threads()
 _pool = None
 
