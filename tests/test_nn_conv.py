@@ -114,5 +114,25 @@ def test_conv_results_do_not_depend_on_the_thread_count(monkeypatch):
                             w.grad.numpy().copy()))
     finally:
         ember.set_num_threads(threads)
-    for a, b in zip(*results):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    for a, b in zip(*results):  # the chunk count follows the thread count, so the weight
+        # gradient's sum over chunks is added up in another order: equal up to its rounding
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6 * np.abs(b).max())
+
+
+@pytest.mark.parametrize("batch,spatial,weight,threads,count", [
+    (32, (4, 4), (512, 512, 3, 3), 2, 2),    # small maps: >= _MIN_COLUMNS (256) columns each
+    (32, (8, 8), (256, 256, 3, 3), 2, 8),    # 4 images of 64 positions
+    (32, (32, 32), (64, 64, 3, 3), 2, 32),   # large maps: one image's patches fill a chunk
+    (5, (8, 8), (256, 256, 3, 3), 4, 4),     # 2 chunks, made 4 for 4 threads
+    (0, (8, 8), (4, 4, 3, 3), 2, 0),
+])
+def test_conv_chunks_cover_the_batch_evenly_for_the_threads(batch, spatial, weight, threads,
+                                                            count, monkeypatch):
+    from ember.ops.nn import conv
+
+    monkeypatch.setattr(conv, "get_num_threads", lambda: threads)
+    chunks = conv._chunks(batch, spatial, weight)
+    sizes = [c.stop - c.start for c in chunks]
+    assert len(chunks) == count
+    assert sum(sizes) == batch and all(a.stop == b.start for a, b in zip(chunks, chunks[1:]))
+    assert not sizes or max(sizes) - min(sizes) <= 1

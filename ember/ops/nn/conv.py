@@ -19,7 +19,7 @@ Read next: `pool.py`.
 import itertools
 import math
 
-from ..._parallel import parallel_map
+from ..._parallel import get_num_threads, parallel_map
 from .._op import export, op
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -115,18 +115,25 @@ def _columns_to_batch(cols, batch):
 # images); built and multiplied for a few images at a time it stays in cache, which measured
 # ~1.4x faster. Each kernel below therefore runs on batch chunks of about this many elements
 # of patch matrix -- and runs the chunks on several cores (see _parallel.py). 2 MiB of
-# float32 measured best among 0.5-8 MiB on whole ResNet and LeNet training steps.
+# float32 measured best among 0.5-8 MiB on whole ResNet and LeNet training steps...
 _CHUNK_ELEMENTS = 1 << 19
+# ...but not fewer GEMM columns (images x output positions) than this: ResNet's 512-channel
+# 4x4 layers, in chunks of 7 images (112 columns), ran ~20% slower than in chunks of 16.
+_MIN_COLUMNS = 256
 
 
-def _chunks(batch, per_image):
-    """Slices of the batch whose patch matrices hold about _CHUNK_ELEMENTS elements."""
-    step = max(1, _CHUNK_ELEMENTS // max(per_image, 1))
-    return [slice(i, min(i + step, batch)) for i in range(0, batch, step)]
-
-
-def _patch_elements(spatial_out, w):
-    return math.prod(spatial_out) * math.prod(w.shape[1:])
+def _chunks(batch, spatial_out, weight_shape):
+    """Slices of the batch (see _CHUNK_ELEMENTS), as many as a multiple of the thread count
+    and of equal size (+-1 image): 5 chunks on 2 threads would take as long as 6."""
+    positions = math.prod(spatial_out)
+    per_image = positions * math.prod(weight_shape[1:])
+    step = max(1, _CHUNK_ELEMENTS // max(per_image, 1), -(-_MIN_COLUMNS // max(positions, 1)))
+    count = -(-batch // step)
+    if count > 1:
+        threads = get_num_threads()
+        count = min(batch, -(-count // threads) * threads)
+    bounds = [batch * k // count for k in range(count + 1)] if count else [0]
+    return [slice(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
 
 
 @op("none", name="convolution", node_name="ConvolutionBackward0")
@@ -144,7 +151,7 @@ def _conv(xp, x, w, bias, *, stride, padding, dilation, groups):
         if bias_column is not None:
             rows += bias_column
         flat_out[part] = _columns_to_batch(rows, len(range(*part.indices(x.shape[0]))))
-    parallel_map(run, _chunks(x.shape[0], _patch_elements(out_size, w)))
+    parallel_map(run, _chunks(x.shape[0], out_size, w.shape))
     return out
 
 
@@ -169,7 +176,7 @@ def _conv_input_grad(xp, dy, w, *, input_shape, stride, padding, dilation, group
         dcols = xp.matmul(weights_t, _as_columns(xp, dy[part], groups))
         dx[part] = _col2im(xp, dcols, w.shape[2:], dx[part].shape, dy.shape[2:], stride,
                            padding, dilation)
-    parallel_map(run, _chunks(input_shape[0], _patch_elements(dy.shape[2:], w)))
+    parallel_map(run, _chunks(input_shape[0], dy.shape[2:], w.shape))
     return dx
 
 
@@ -193,14 +200,13 @@ def _conv_input_grad(g, dy, w, stride, padding, dilation, groups, needs_input_gr
 @op("none", name="conv_weight_grad", node_name="ConvolutionBackwardBackward0")
 def _conv_weight_grad(xp, x, dy, *, weight_shape, stride, padding, dilation, groups):
     """The adjoint of convolution w.r.t. its weight: summed over batch chunks."""
-    per_image = math.prod(dy.shape[2:]) * math.prod(weight_shape[1:])
 
     def run(part):
         cols = _im2col(xp, x[part], weight_shape[2:], stride, padding, dilation, groups)
         return xp.matmul(_as_columns(xp, dy[part], groups), cols.transpose(0, 2, 1))
     dw = xp.zeros(weight_shape, dtype=dy.dtype)
     flat = dw.reshape(groups, weight_shape[0] // groups, -1)        # (O, Cg, *k) as (G, Og, Cg*K)
-    for chunk in parallel_map(run, _chunks(x.shape[0], per_image)):
+    for chunk in parallel_map(run, _chunks(x.shape[0], dy.shape[2:], weight_shape)):
         flat += chunk
     return dw
 
