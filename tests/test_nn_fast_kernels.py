@@ -192,6 +192,27 @@ def test_batch_norm_offset_running_stats_and_layouts(training):
           [np.swapaxes(rng.standard_normal((4, 6, 3)).astype(np.float32), 1, 2)])
 
 
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_long_channels_far_from_zero_in_channel_blocks(training, monkeypatch):
+    """7,200 values a channel, mean 100: the corrected two-pass statistics, with the channels
+    cut into blocks on three threads; the gradient also flows into weight and bias."""
+    from ember.ops.nn import norm
+
+    monkeypatch.setattr(norm, "SPLIT_ELEMENTS", 64)
+    threads = ember.get_num_threads()
+    ember.set_num_threads(3)
+    try:
+        x = _far_from_zero(8, 5, 30, 30)
+        w = rng.uniform(0.5, 1.5, 5).astype(np.float32)
+        b = rng.standard_normal(5).astype(np.float32)
+        mean = (rng.standard_normal(5) + 100).astype(np.float32)
+        var = rng.uniform(0.5, 2, 5).astype(np.float32)
+        check(lambda m, a, w, b: F(m).batch_norm(a, m.tensor(mean), m.tensor(var), w, b,
+                                                 training, 0.1, 1e-5), [x, w, b], **FAR)
+    finally:
+        ember.set_num_threads(threads)
+
+
 def test_rms_norm_long_rows():
     x = rng.standard_normal((4, 3000)).astype(np.float32) * 10
     w = rng.uniform(0.5, 1.5, 3000).astype(np.float32)
