@@ -42,6 +42,13 @@ CASES = [
         x, w, b, padding=2, dilation=2, groups=3), (T(2, 6, 7, 6), T(9, 2, 3, 3), T(9))),
     ("one_by_one_stride2", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, stride=2),
      (T(3, 4, 7, 6), T(5, 4, 1, 1), T(5))),
+    # stride 1: the rows-first col2im, with taps that fall wholly in the padding
+    ("conv2d_padding_beyond_kernel", lambda m, x, w: m.nn.functional.conv2d(
+        x, w, padding=(3, 1)), (T(2, 3, 4, 5), T(4, 3, 2, 3))),
+    ("conv2d_tiny_maps_dilation", lambda m, x, w: m.nn.functional.conv2d(
+        x, w, padding=(2, 1), dilation=(2, 1)), (T(3, 4, 2, 2), T(5, 4, 3, 3))),
+    ("transpose2d_stride1_cropped", lambda m, x, w: m.nn.functional.conv_transpose2d(
+        x, w, padding=(1, 2), dilation=2), (T(2, 3, 5, 6), T(3, 2, 3, 3))),
 ]
 
 
