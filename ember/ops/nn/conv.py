@@ -78,8 +78,17 @@ def _add_windows(xp, per_offset, shape, out, kernel, stride, padding, dilation, 
 def _im2col(xp, x, kernel, stride, padding, dilation, groups):
     """The patch matrix (G, Cg*K, N*P) of a batch: row (c, tap), column (image, position).
     It is the one big copy of a convolution; laid out this way a whole batch chunk is one GEMM
-    per group, and that GEMM's result is already channels-first. Built with one strided slice
-    copy per kernel tap (measured up to 1.7x faster than copying the 2n+2-dim window view)."""
+    per group, and that GEMM's result is already channels-first."""
+    if len(kernel) == 2 and stride == (1, 1) and min(min(pair) for pair in padding) >= 0:
+        cols = _im2col_rows_first(xp, x, kernel, padding, dilation)
+    else:
+        cols = _im2col_by_tap(xp, x, kernel, stride, padding, dilation)
+    return cols.reshape(groups, x.shape[1] // groups * math.prod(kernel), -1)
+
+
+def _im2col_by_tap(xp, x, kernel, stride, padding, dilation):
+    """(C, *k, N, *out) patches with one strided slice copy per kernel tap (measured up to
+    1.7x faster than copying the 2n+2-dim window view)."""
     buf = _padded(xp, x, padding, 0)
     out = _out_size(buf.shape[2:], kernel, stride, dilation)
     batch, channels = x.shape[:2]
@@ -88,7 +97,33 @@ def _im2col(xp, x, kernel, stride, padding, dilation, groups):
     for offset in itertools.product(*(range(k) for k in kernel)):
         cols[(slice(None),) + offset] = \
             per_channel[(slice(None), slice(None)) + _tap_region(offset, dilation, out, stride)]
-    return cols.reshape(groups, channels // groups * math.prod(kernel), -1)
+    return cols
+
+
+def _im2col_rows_first(xp, x, kernel, padding, dilation):
+    """Stride-1 2-d patches, the mirror of _col2im_rows_first: for each kernel column, the
+    input shifted sideways is copied once into a buffer of whole zero-padded rows; each
+    kernel row's tap is then a row shift of that buffer, a copy of contiguous runs of the
+    (H, W) plane. No padded copy of the input either. Measured 1.4-2x faster than
+    _im2col_by_tap on the 3x3 layers of the ResNet and LeNet benchmarks."""
+    batch, channels, height, width = x.shape
+    (kh, kw), ((top, bottom), (left, right)) = kernel, padding
+    out_h = height + top + bottom - dilation[0] * (kh - 1)
+    out_w = width + left + right - dilation[1] * (kw - 1)
+    cols = xp.empty((channels, kh, kw, batch, out_h, out_w), dtype=x.dtype)
+    rows = xp.empty((channels, batch, top + height + bottom, out_w), dtype=x.dtype)
+    rows[:, :, :top] = 0
+    rows[:, :, top + height:] = 0
+    inside = rows[:, :, top:top + height]
+    per_channel = x.swapaxes(0, 1)                                   # (C, N, H, W)
+    for j in range(kw):
+        read, written = _overlap(j * dilation[1] - left, out_w, width)
+        inside[..., written] = per_channel[..., read]
+        inside[..., :written.start] = 0
+        inside[..., written.stop:] = 0
+        for i in range(kh):
+            cols[:, i, j] = rows[:, :, i * dilation[0]:i * dilation[0] + out_h]
+    return cols
 
 
 def _weight_matrix(w, groups):
