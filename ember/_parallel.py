@@ -54,19 +54,45 @@ def set_num_threads(n):
 
 def parallel_map(fn, items):
     """[fn(item) for item in items], run on up to get_num_threads() threads when that helps.
-    Called from one of the pool's own workers (a nested parallel region) it runs serially,
-    so that workers never wait on tasks queued behind themselves."""
+
+    The items are dealt out in contiguous runs, one run per thread, and the calling thread
+    works through the first run itself: a hand-off to the pool costs ~0.1 ms (a future, a
+    queue, the GIL passed back and forth), which 32 convolution chunks of ~1 ms each, handed
+    out one by one, measured as a quarter of their time. Called from inside a parallel region
+    (a nested one) it runs serially, so that no thread waits on work queued behind itself."""
     global _pool
+    items = list(items)
     if _threads == 1 or len(items) < 2 or _blas is None or _in_worker.active:
         return [fn(item) for item in items]
     if _pool is None:
-        _pool = ThreadPoolExecutor(_threads, thread_name_prefix="ember",
+        _pool = ThreadPoolExecutor(_threads - 1, thread_name_prefix="ember",
                                    initializer=_mark_worker)
+    runs = _runs(items, min(_threads, len(items)))
     _blas_to_one_thread()
     try:
-        return list(_pool.map(fn, items))
+        others = [_pool.submit(_run, fn, run) for run in runs[1:]]
+        try:
+            _in_worker.active = True
+            results = _run(fn, runs[0])
+        finally:
+            _in_worker.active = False
+            for future in others:  # every worker finishes before BLAS gets its threads back
+                future.exception()
+        for future in others:
+            results += future.result()
+        return results
     finally:
         _blas_restore()
+
+
+def _runs(items, count):
+    """`items` cut into `count` contiguous runs of (nearly) equal length."""
+    bounds = [len(items) * k // count for k in range(count + 1)]
+    return [items[lo:hi] for lo, hi in zip(bounds, bounds[1:])]
+
+
+def _run(fn, run):
+    return [fn(item) for item in run]
 
 
 def _after_fork_in_child():

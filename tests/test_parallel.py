@@ -124,3 +124,24 @@ def test_a_forked_child_starts_its_own_pool(restore_threads):
     _square_in_pool(4)  # the parent's pool now exists
     with multiprocessing.get_context("fork").Pool(1) as child:
         assert child.apply_async(_square_in_pool, (5,)).get(timeout=30) == [0, 1, 4, 9, 16]
+
+
+@needs_blas_control
+def test_an_error_in_a_piece_reaches_the_caller_after_every_worker_is_done(restore_threads):
+    import threading
+    import time
+
+    ember.set_num_threads(2)
+    finished = []
+
+    def piece(i):
+        if i == 0:  # the caller's own run fails at once...
+            raise ValueError("piece 0")
+        time.sleep(0.05)  # ...while the worker's run is still going
+        finished.append(threading.current_thread().name)
+        return i
+    with pytest.raises(ValueError, match="piece 0"):
+        _parallel.parallel_map(piece, [0, 1])
+    assert finished and finished[0].startswith("ember")  # waited for, on a pool thread
+    assert _parallel._blas[0]() == 2  # BLAS got its threads back
+    assert _parallel.parallel_map(lambda i: -i, range(5)) == [0, -1, -2, -3, -4]
