@@ -158,6 +158,25 @@ def test_layer_norm_long_rows_offset_and_layouts():
     check(lambda m, a: F(m).layer_norm(a, (3,)), [y], **FAR)
 
 
+def test_layer_norm_backward_in_row_blocks(monkeypatch):
+    """Rows cut into blocks on three threads: each block's share of the weight and bias
+    gradients adds up to torch's."""
+    from ember.ops.nn import norm
+
+    monkeypatch.setattr(norm, "SPLIT_ELEMENTS", 16)
+    threads = ember.get_num_threads()
+    ember.set_num_threads(3)
+    try:
+        x = _far_from_zero(7, 5, 12)
+        w, b = rng.uniform(0.5, 1.5, 12).astype(np.float32), rng.standard_normal(12).astype(
+            np.float32)
+        check(lambda m, a, w, b: F(m).layer_norm(a, (12,), w, b), [x, w, b], **FAR)
+        check(lambda m, a, w: F(m).layer_norm(a, (5, 12), w), [x, w[None].repeat(5, 0)],
+              **FAR)
+    finally:
+        ember.set_num_threads(threads)
+
+
 def test_layer_norm_only_weight_gradients_and_half():
     x = rng.standard_normal((3, 5, 8)).astype(np.float32)
     w, b = np.ones(8, np.float32), np.zeros(8, np.float32)

@@ -133,6 +133,16 @@ def _input_grad(gh, xhat, rstd, axes):
     return rstd * (gh - gh.mean(axes, keepdim=True) - xhat * (gh * xhat).mean(axes, keepdim=True))
 
 
+def _blocks(xp, count, size):
+    """Slices of range(count) -- rows or channels -- one per thread when an array of `size`
+    elements is large enough to share out (see _parallel.SPLIT_ELEMENTS)."""
+    blocks = 1
+    if xp is np:
+        blocks = max(1, min(get_num_threads(), count, size // SPLIT_ELEMENTS))
+    bounds = [count * k // blocks for k in range(blocks + 1)]
+    return [slice(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
+
+
 # ----------------------------------------------------------------------------------------------
 # layer_norm: standardize the last len(normalized_shape) dims
 
@@ -171,25 +181,40 @@ def _layer_norm(g, a, weight, ndim, eps, needs_input_grad):
 @op("none", name="layer_norm_backward")
 def _layer_norm_backward(xp, g, a, weight, *, ndim, eps, needs):
     """(dx, dweight, dbias), those that `needs`; see the module docstring for the formula.
-    The engine casts each gradient to its parameter's dtype."""
-    x = _floating("LayerNormBackwardKernelImpl", xp, a)
+    Large inputs run in row blocks on the thread pool, each block adding up its own share of
+    dweight and dbias. The engine casts each gradient to its parameter's dtype."""
+    x = _rows(_floating("LayerNormBackwardKernelImpl", xp, a), ndim)
     g = _rows(_like(xp, g, x), ndim)
-    xhat, rstd = _centered(xp, _rows(x, ndim), eps)
-    xhat *= rstd
-    n = xhat.shape[1]
-    grad_w = grad_b = grad_a = None
-    if needs[1]:
-        grad_w = xp.einsum("rn,rn->n", g, xhat).reshape(a.shape[a.ndim - ndim:])
-    if needs[2]:
-        grad_b = (xp.ones(g.shape[0], g.dtype) @ g).reshape(a.shape[a.ndim - ndim:])
-    if needs[0]:
-        gh = g * _like(xp, weight, x).reshape(-1) if weight is not None else g
-        xhat *= (_dots(xp, gh, xhat) / n)[:, None]
-        grad_a = xp.subtract(gh, xhat, out=xhat)
-        grad_a -= (_sums(xp, gh) / n)[:, None]
-        grad_a *= rstd
+    w = None if weight is None else _like(xp, weight, x).reshape(-1)
+    grad_a = xp.empty(x.shape, dtype=x.dtype) if needs[0] else None
+
+    def block(part):
+        return _layer_norm_backward_rows(xp, g[part], x[part], w, eps, needs,
+                                         None if grad_a is None else grad_a[part])
+    shares = parallel_map(block, _blocks(xp, x.shape[0], x.size))
+    features = a.shape[a.ndim - ndim:]
+    grad_w = sum(share[0] for share in shares).reshape(features) if needs[1] else None
+    grad_b = sum(share[1] for share in shares).reshape(features) if needs[2] else None
+    if grad_a is not None:
         grad_a = grad_a.reshape(a.shape).astype(a.dtype, copy=False)
     return _outputs((grad_a, grad_w, grad_b), needs)
+
+
+def _layer_norm_backward_rows(xp, g, x, w, eps, needs, out):
+    """A block of rows: dx written into `out` (when wanted), and this block's sums for
+    (dweight, dbias)."""
+    xhat, rstd = _centered(xp, x, eps)
+    xhat *= rstd
+    n = xhat.shape[1]
+    grad_w = xp.einsum("rn,rn->n", g, xhat) if needs[1] else None
+    grad_b = xp.ones(g.shape[0], g.dtype) @ g if needs[2] else None
+    if out is not None:
+        gh = g * w if w is not None else g
+        xhat *= (_dots(xp, gh, xhat) / n)[:, None]
+        xp.subtract(gh, xhat, out=out)
+        out -= (_sums(xp, gh) / n)[:, None]
+        out *= rstd
+    return grad_w, grad_b
 
 
 # ----------------------------------------------------------------------------------------------
@@ -327,16 +352,6 @@ def _centered_moments(xp, x3, out):
     return shift + d, var, d
 
 
-def _channel_blocks(xp, run, x3):
-    """run(channels) for slices of the channels: one per thread when x3 is large."""
-    channels = x3.shape[1]
-    blocks = 1
-    if xp is np:
-        blocks = max(1, min(get_num_threads(), channels, x3.size // SPLIT_ELEMENTS))
-    bounds = [channels * k // blocks for k in range(blocks + 1)]
-    parallel_map(run, [slice(lo, hi) for lo, hi in zip(bounds, bounds[1:])])
-
-
 def _batch_norm_train(xp, x3, weight, bias, eps):
     """(y as (N, C*P), mean, biased var) of a training-mode batch norm."""
     n, channels, positions = x3.shape
@@ -354,7 +369,7 @@ def _batch_norm_train(xp, x3, weight, bias, eps):
             shift += bias[part]
         out *= xp.repeat(scale, positions)
         out += xp.repeat(shift, positions)
-    _channel_blocks(xp, block, x3)
+    parallel_map(block, _blocks(xp, x3.shape[1], x3.size))
     return y, mean, var
 
 
@@ -445,7 +460,7 @@ def _batch_norm_backward(xp, g, a, weight, running_mean, running_var, *, trainin
             _batch_norm_input_grad(xp, grad_a.reshape(x3.shape)[:, part].reshape(n, -1),
                                    g_part.reshape(n, -1), centered, d, rstd, s1, s2,
                                    1 if weight is None else weight[part], training, x3.shape)
-    _channel_blocks(xp, block, x3)
+    parallel_map(block, _blocks(xp, x3.shape[1], x3.size))
     if grad_a is not None:
         grad_a = grad_a.reshape(a.shape).astype(a.dtype, copy=False)
     return _outputs((grad_a, grad_w, grad_b), needs)
