@@ -10,27 +10,15 @@ then the input's gradient is dropped (so each step allocates it afresh in both l
 The machine may be shared: compare ratios from the same run, and repeat.
 """
 import argparse
-import os
 import sys
 
+sys.path.insert(0, __file__.rsplit("/", 2)[0])
 
-def _threads_from_argv():
-    """--threads N, read before NumPy loads: OpenBLAS fixes its thread count at import."""
-    args = sys.argv[1:]
-    for i, arg in enumerate(args):
-        if arg == "--threads" and i + 1 < len(args):
-            return args[i + 1]
-        if arg.startswith("--threads="):
-            return arg.split("=", 1)[1]
-    return "1"
+from bench._threads import fix_threads_from_argv  # noqa: E402
 
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_var] = _threads_from_argv()
+fix_threads_from_argv(1)
 
 import numpy as np  # noqa: E402
-
-sys.path.insert(0, __file__.rsplit("/", 2)[0])
 
 from bench._harness import compare, report, set_threads  # noqa: E402
 
