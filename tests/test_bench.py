@@ -18,3 +18,28 @@ def test_time_workloads_reports_medians_ratios_and_their_range(monkeypatch):
         assert r["ratio"] == pytest.approx(r["ember"] / r["torch"])
         low, high = r["ratio_range"]
         assert 0 < low <= high
+
+
+def test_blas_kernels_script_times_every_shape_under_each_kernel_set():
+    """bench/blas_kernels.py switches OpenBLAS's kernels back and forth in one process."""
+    import os
+    import subprocess
+    import sys
+
+    from ember import _blas
+
+    if _blas.thread_control is None or _blas.openblas_choice is None:
+        pytest.skip("NumPy's BLAS is not an OpenBLAS with a choice of kernels")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, os.path.join(root, "bench", "blas_kernels.py"),
+                          "--threads", "1", "--rounds", "1", "--repeats", "1",
+                          "--cores", "Sandybridge,Haswell"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0].startswith("1 thread(s)") and "Sandybridge / Haswell" in out[0]
+    rows = out[2:]
+    assert len(rows) >= 10  # LSTM, MLP, GPT and ResNet shapes
+    for row in rows:  # "(M, K, N)  t1  t2  speed-up   where it runs"
+        shape, numbers = row.split(")")[0] + ")", row.split(")")[1].split()
+        assert shape.strip().startswith("(") and len(shape.split(",")) == 3
+        assert float(numbers[0]) > 0 and float(numbers[1]) > 0 and float(numbers[2]) > 0
+        assert len(numbers) > 3  # the description of where the benchmarks run it
