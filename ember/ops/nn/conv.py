@@ -220,7 +220,8 @@ def _col2im(xp, dcols, kernel, dest, out, stride, padding, dilation):
     batch, channels = dest.shape[:2]
     per_tap = dcols.reshape((channels,) + tuple(kernel) + (batch,) + tuple(out))
     if len(kernel) == 2 and stride == (1, 1):
-        return _col2im_rows_first(xp, per_tap, dest, padding, dilation)
+        _col2im_rows_first(xp, per_tap, dest, padding, dilation)
+        return
     dest[...] = _add_windows(xp, lambda offset: per_tap[(slice(None),) + offset].swapaxes(0, 1),
                              dest.shape, out, kernel, stride, padding, dilation, dcols.dtype)
 
@@ -261,8 +262,8 @@ def _accumulate(target, values, first, whole, axis, covered):
 def _overlap(offset, size, bound):
     """(destination, source) slices where `size` values shifted by `offset` land in
     range(bound)."""
-    lo, hi = max(0, offset), max(0, min(bound, offset + size))
-    hi = max(hi, lo)
+    lo = max(0, offset)
+    hi = max(lo, min(bound, offset + size))
     return slice(lo, hi), slice(lo - offset, hi - offset)
 
 
