@@ -95,6 +95,16 @@ def test_half_precision_gradients(name, dtype):
           [x], **tol)
 
 
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_output_may_change_in_place_before_backward(approximate):
+    """gelu keeps its slope's Phi(x) (or tanh) as a hidden workspace output, not its result:
+    as in torch, changing the result in place leaves the backward valid."""
+    x = rng.standard_normal((5, 7)).astype(np.float32)
+    check(lambda m, a: F(m).gelu(a, approximate=approximate).mul_(2), [x])
+    out = F(ember).gelu(ember.ones(3), approximate=approximate)
+    assert isinstance(out, ember.Tensor) and out.shape == (3,)
+
+
 def test_gelu_float32_erf_accuracy():
     """gelu's float32 erf: x Phi(x) within 0.5 |x| * 1.5e-7 (plus float32 rounding) of the
     exact value, over the range where Phi is neither 0 nor 1 in float32."""

@@ -164,7 +164,7 @@ def _saved_lines(node, names):
     rule_names = node.op.rule.__code__.co_varnames[1:1 + len(saves)]
     lines = []
     for name, (kind, _), value in zip(rule_names, saves, saved):
-        if kind in ("input", "out", "inputs"):
+        if kind in ("input", "out", "workspace", "inputs"):
             values = value if kind != "input" else (value,)
             for k, v in enumerate(values):
                 label = name if len(values) == 1 else f"{name}[{k}]"

@@ -338,9 +338,11 @@ def _add(buffers, node, nr, g, owned, fresh):
 
 
 def _materialize(node, grads):
-    """Multi-output rules get zeros for outputs that received no gradient (torch's default)."""
+    """Multi-output rules get zeros for outputs that received no gradient (torch's default),
+    except for an op's workspace outputs (see Op), whose gradients its rule never reads."""
     out = list(grads)
-    for k, g in enumerate(out):
+    visible = 1 if getattr(node.op, "has_workspace", False) else len(out)
+    for k, g in enumerate(out[:visible]):
         if g is None:
             shape, dtype = node._out_meta[k]
             out[k] = _zeros(shape, dtype, grads)

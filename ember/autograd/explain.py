@@ -531,6 +531,8 @@ def _rule_arguments(op, args, xs, outs, attrs):
         elif kind == "out":
             out = tuple(tensor(o) for o in outs)
             values.append(out if len(out) > 1 else out[0])
+        elif kind == "workspace":
+            values.append(tuple(tensor(o) for o in outs[1:]))
         elif kind == "attr":
             values.append(attrs.get(detail, op.attr_defaults.get(detail)))
         elif kind == "shape":

@@ -85,6 +85,8 @@ class Node:
                 value = tuple(unpack_saved(v, self) for v in value)
                 if self._out_meta is None:
                     value = value[0]
+            elif kind == "workspace":
+                value = tuple(unpack_saved(v, self) for v in value)
             elif kind == "inputs":
                 value = tuple(unpack_saved(v, self) for v in value)
             values.append(value)
@@ -248,6 +250,8 @@ def _save(op, args, attrs, outputs):
             saved.append(attrs[detail] if detail in attrs else op.attr_defaults[detail])
         elif kind == "out":
             saved.append(tuple(save_output(t) for t in outputs))
+        elif kind == "workspace":  # outputs after the first, which the public function hides
+            saved.append(tuple(save_output(t) for t in outputs[1:]))
         elif kind == "shape":
             x = args[detail]
             saved.append(x._data.shape if isinstance(x, Tensor) else ())

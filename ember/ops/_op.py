@@ -10,6 +10,9 @@ reads: name | promotion kind | kernel | rule (torch keeps the same pairing in de
 * The **rule** takes the incoming gradient `g` first (a tuple of gradients for multi-output ops),
   then asks *by name* for what it needs; the graph node saves exactly that and nothing else:
     - an input's name (`a`, `b`, ...): the input tensor;  `out`: the result;
+    - `workspace`: the results after the first, which the public function drops -- values
+      the backward needs that only the forward computed (gelu's Phi(x)); saving them does not
+      tie the backward to the visible result, so that may still be changed in place;
     - `a_shape`, `a_dtype`: an input's shape or dtype (cheap: the input itself is not kept alive);
     - `inputs`, `shapes`: all inputs / all input shapes (for variadic ops such as `cat`);
     - `needs_input_grad`: which inputs want a gradient (skip expensive unused work);
@@ -42,7 +45,7 @@ class Op:
 
     __slots__ = ("name", "promote", "kernel", "rule", "writes", "node_name", "input_names",
                  "variadic", "attr_names", "attr_defaults", "saves", "saves_tensors", "view",
-                 "differentiable", "doc")
+                 "differentiable", "doc", "has_workspace")
 
     def __init__(self, name, promote, kernel, *, node_name=None, view=False,
                  differentiable=True, writes=False):
@@ -54,6 +57,7 @@ class Op:
         self.rule = None
         self.saves = ()
         self.saves_tensors = False
+        self.has_workspace = False
         self.node_name = node_name or _camel(name) + "Backward0"
         self.view = view  # the output is a view of input 0 (shares its memory and version)
         # a "writer": the kernel modifies input 0's array in place and returns None; called
@@ -74,7 +78,7 @@ class Op:
                                                kinds.VAR_POSITIONAL))
         self.attr_names = tuple(p.name for p in params if p.kind == kinds.KEYWORD_ONLY)
         self.attr_defaults = {p.name: p.default for p in params if p.kind == kinds.KEYWORD_ONLY}
-        reserved = {"out", "inputs", "shapes", "needs_input_grad"} & (
+        reserved = {"out", "workspace", "inputs", "shapes", "needs_input_grad"} & (
             set(self.input_names) | set(self.attr_names))
         if reserved:
             raise TypeError(f"op {self.name}: {sorted(reserved)} are names a rule uses for "
@@ -88,13 +92,15 @@ class Op:
         if not params or params[0] != "g":
             raise TypeError(f"op {self.name}: a rule's first parameter must be `g`")
         self.saves = tuple(self._save_spec(p) for p in params[1:])
-        self.saves_tensors = any(kind in ("input", "out", "inputs") for kind, _ in self.saves)
+        self.saves_tensors = any(kind in ("input", "out", "workspace", "inputs")
+                                for kind, _ in self.saves)
+        self.has_workspace = any(kind == "workspace" for kind, _ in self.saves)
         self.rule = rule
         return self
 
     def _save_spec(self, name):
         """What the node must keep for one rule parameter: (kind, detail)."""
-        if name in ("out", "inputs", "shapes", "needs_input_grad"):
+        if name in ("out", "workspace", "inputs", "shapes", "needs_input_grad"):
             return (name, None)
         if name in self.attr_names:
             return ("attr", name)

@@ -19,7 +19,10 @@ The kernels are written for NumPy, where each ufunc call is one pass over memory
     Exact substitutes: clipping (max(x, 0) = clip(x, 0, inf); NumPy's clip with two bounds is
     its fast loop) and `_select`, a where on the bit patterns;
   * float32 stays float32. gelu's erf(x / sqrt 2) for float32 is tanh(x P(x^2)), P fitted
-    for ember (`_PHI_TANH`); float64 uses the exact erf of pointwise.py.
+    for ember (`_PHI_TANH`); float64 uses the exact erf of pointwise.py. erf is the bulk of
+    gelu's work, so the op also returns Phi(x) as a hidden workspace output, which its
+    backward reads instead of evaluating erf again (2048x1024 on two threads: backward
+    4.5 -> 2.0 ms, forward ~0.6 ms slower for the second output).
 
 softmax and log_softmax subtract the maximum along `dim` before exponentiating, so exp never
 overflows; their backward kernels are single expressions of the saved output y:
@@ -89,7 +92,10 @@ def _elementwise(kernel):
             if a.ndim:
                 return kernel(xp, a, *args, **attrs)
             args = [t.reshape(1) if t.ndim == 0 else t for t in args]
-            return kernel(xp, a.reshape(1), *args, **attrs).reshape(())
+            out = kernel(xp, a.reshape(1), *args, **attrs)
+            if type(out) is tuple:
+                return tuple(o.reshape(()) for o in out)
+            return out.reshape(())
     return run
 
 
@@ -500,71 +506,77 @@ def _logsigmoid_rule(g, a):
 @_elementwise
 @row_split()
 def _gelu_kernel(xp, a, *, approximate):
+    """(gelu(a), s), s the part of the slope that only the forward computes -- Phi(x), or
+    t = tanh(K x (1 + C x^2)) for the tanh form -- kept so that the backward does not
+    evaluate erf (~14 passes) again."""
     x = _floating("GeluKernelImpl", xp, a)
-    if approximate == "tanh":  # 0.5 x (1 + tanh(K x (1 + C x^2)))
-        y = x * x
-        y *= _GELU_K * _GELU_C
-        y += _GELU_K
+    y = x * x
+    s = _gelu_saved(xp, x, y, approximate)
+    if approximate == "tanh":  # 0.5 x (1 + t), in x * x's buffer
+        xp.add(s, 1, out=y)
         y *= x
-        xp.tanh(y, out=y)
-    elif x.dtype == xp.float32:
-        y = _erf_of_scaled32(xp, x, x * x)
-    else:
-        return 0.5 * x * (1 + _erf_kernel(xp, x * _SQRT_HALF))
-    y += 1
-    y *= x
-    y *= 0.5
-    return y
+        y *= 0.5
+    else:                      # x Phi(x)
+        xp.multiply(x, s, out=y)
+    return y, s
+
+
+def _gelu_saved(xp, x, square, approximate):
+    """The forward's s (see _gelu_kernel) as a new array, from x and x * x."""
+    if approximate == "tanh":
+        t = square * (_GELU_K * _GELU_C)
+        t += _GELU_K
+        t *= x
+        return xp.tanh(t, out=t)
+    phi = _erf_of_scaled32(xp, x, square) if x.dtype == xp.float32 else \
+        _erf_kernel(xp, x * _SQRT_HALF)
+    phi += 1
+    phi *= 0.5
+    return phi
 
 
 @_elementwise
 @row_split()
-def _gelu_backward_kernel(xp, g, a, *, approximate):
-    """g * d/da of a Phi(a) = g * (Phi(a) + a phi(a)), or of the tanh approximation."""
+def _gelu_backward_kernel(xp, g, a, s, *, approximate):
+    """g * d/da of a Phi(a) = g * (Phi(a) + a phi(a)), or of the tanh approximation, with s
+    from the forward (worked out again when it was rounded to a half-precision input)."""
     x = _floating("GeluBackwardKernelImpl", xp, a)
     g = _widened(xp, g, x)
+    u = x * x
+    if s.dtype != x.dtype:
+        s = _gelu_saved(xp, x, u, approximate)
     if approximate == "tanh":
-        return _gelu_tanh_backward(xp, g, x)
-    if x.dtype == xp.float32:
-        u = x * x
-        phi = _erf_of_scaled32(xp, x, u)
-    else:
-        u = x * x
-        phi = _erf_kernel(xp, x * _SQRT_HALF)
-    phi += 1
-    phi *= 0.5                    # Phi(x)
+        return _gelu_tanh_backward(xp, g, x, u, s)
     u *= -0.5
     xp.exp(u, out=u)
     u *= x
     u *= _INV_SQRT_2PI            # x phi(x)
-    phi += u
-    phi *= g
-    return phi
+    u += s
+    u *= g
+    return u
 
 
-def _gelu_tanh_backward(xp, g, x):
-    """With t = tanh(K x (1 + C x^2)): d/dx = (1 + t) / 2 + x K (1 + 3 C x^2) (1 - t^2) / 2."""
-    u = x * x
-    t = u * (_GELU_K * _GELU_C)
-    t += _GELU_K
-    t *= x
-    xp.tanh(t, out=t)
+def _gelu_tanh_backward(xp, g, x, square, t):
+    """With t = tanh(K x (1 + C x^2)): d/dx = (1 + t) / 2 + x K (1 + 3 C x^2) (1 - t^2) / 2.
+    `square` (x * x) is used up."""
+    u = square
     u *= 1.5 * _GELU_K * _GELU_C
     u += 0.5 * _GELU_K
     u *= x                        # x K (1 + 3 C x^2) / 2
-    square = xp.multiply(t, t)
-    xp.subtract(1.0, square, out=square)
-    u *= square
-    t += 1
-    t *= 0.5
-    t += u
-    t *= g
-    return t
+    slope = xp.multiply(t, t)
+    xp.subtract(1.0, slope, out=slope)
+    u *= slope
+    xp.add(t, 1, out=slope)
+    slope *= 0.5
+    slope += u
+    slope *= g
+    return slope
 
 
-def _gelu_rule(g, a, approximate):
+def _gelu_rule(g, a, workspace, approximate):
+    g = g[0]  # the workspace output s gets no gradient
     if not grad_mode.is_grad_enabled():
-        return (_gelu_backward(g, a, approximate=approximate),)
+        return (_gelu_backward(g, a, workspace[0], approximate=approximate),)
     if approximate == "tanh":
         t = ((a + _GELU_C * a * a * a) * _GELU_K).tanh()
         slope = 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * _GELU_K * (1 + 3 * _GELU_C * a * a)
@@ -957,7 +969,7 @@ def gelu(input, approximate="none"):
     """x * Phi(x) (Phi: the standard normal CDF), or its tanh approximation."""
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return _gelu(input, approximate=approximate)
+    return _gelu(input, approximate=approximate)[0]
 
 
 def silu(input, inplace=False):
