@@ -457,7 +457,9 @@ def test_averaged_model_matches_torch(kind):
     for key in t_state:
         np.testing.assert_allclose(e_state[key], t_state[key], rtol=1e-12, atol=1e-14)
     assert e_state["n_averaged"].dtype == np.int64 and int(e_state["n_averaged"]) == 6
-    np.testing.assert_allclose(e_out, t_out, rtol=1e-12)
+    # an output near zero comes out of cancellation: its last bits depend on the BLAS kernel
+    # and thread count, so the bound is relative to the outputs' scale
+    np.testing.assert_allclose(e_out, t_out, rtol=1e-12, atol=1e-12 * np.abs(t_out).max())
     assert e_lr == pytest.approx(t_lr, rel=1e-12)
 
 
