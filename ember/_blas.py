@@ -82,9 +82,10 @@ def select_kernels(lib, coretype):
     while no BLAS call is running (as during ember's import)."""
     quit_ = getattr(lib, "gotoblas_dynamic_quit", None)
     init = getattr(lib, "gotoblas_dynamic_init", None)
-    if quit_ is None or init is None or getattr(lib, f"gotoblas_{coretype.upper()}", None) is None:
+    before = corename()  # also how the switch is checked
+    if quit_ is None or init is None or before is None or \
+            getattr(lib, f"gotoblas_{coretype.upper()}", None) is None:
         return False
-    before = corename()
     _init_kernels(quit_, init, coretype)
     if corename() == coretype:
         return True
@@ -123,7 +124,7 @@ def _shorten_spin(lib):
 
 _openblas = _numpy_openblas()
 thread_control = _thread_control(_openblas) if _openblas is not None else None
-openblas_choice = corename()  # the kernel set OpenBLAS picked for this CPU itself
+openblas_choice = corename()  # the kernel set running before ember chose (OpenBLAS's own)
 if thread_control is not None:
     if "OPENBLAS_CORETYPE" not in os.environ and _is_zen4():
         select_kernels(_openblas, "Haswell")
