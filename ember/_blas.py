@@ -65,13 +65,16 @@ def corename():
 
 def _is_zen4():
     """AMD CPU family 19h with AVX-512 (Zen 3, the same family, has no AVX-512)."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as f:
-            first_cpu = f.read().split("\n\n", 1)[0]
+            for line in f:  # the first processor's block is enough
+                if not line.strip():
+                    break
+                key, _, value = line.partition(":")
+                fields[key.strip()] = value.strip()
     except OSError:
         return False
-    fields = dict((key.strip(), value.strip()) for key, _, value in
-                  (line.partition(":") for line in first_cpu.splitlines()))
     return fields.get("vendor_id") == "AuthenticAMD" and fields.get("cpu family") == "25" \
         and "avx512f" in fields.get("flags", "").split()
 
