@@ -22,7 +22,7 @@ from numpy import ndarray as _ndarray
 
 from ._blas import thread_control
 
-__all__ = ["get_num_threads", "set_num_threads", "parallel_map", "row_split"]
+__all__ = ["get_num_threads", "set_num_threads", "parallel_map", "blocks", "row_split"]
 
 
 def _default_threads():
@@ -178,17 +178,23 @@ def _worth_splitting(first, arrays):
                (a.ndim == first.ndim and a.shape[0] == first.shape[0]) for a in arrays[1:])
 
 
+def blocks(count, array):
+    """Slices of range(count) -- an array's rows or channels -- one per thread when `array`
+    is a NumPy array large enough to share out (SPLIT_ELEMENTS a thread at least), else one."""
+    size = array.size if type(array) is _ndarray else 0
+    n = max(1, min(_threads, count, size // SPLIT_ELEMENTS))
+    bounds = [count * k // n for k in range(n + 1)]
+    return [slice(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
+
+
 def _run_in_row_blocks(kernel, xp, arrays, attrs):
     first = arrays[0]
     rows_total = first.shape[0]
-    threads = min(_threads, rows_total, first.size // SPLIT_ELEMENTS)
-    step = -(-rows_total // threads)
     results = []  # the full results, allocated by the first block to finish
     single = []   # whether the kernel returns one array rather than a tuple
     lock = threading.Lock()
 
-    def block(start):
-        rows = slice(start, start + step)
+    def block(rows):
         pieces = (a[rows] if a is not None and a.ndim == first.ndim else a for a in arrays)
         result = kernel(xp, *pieces, **attrs)
         parts = result if type(result) is tuple else (result,)
@@ -199,6 +205,6 @@ def _run_in_row_blocks(kernel, xp, arrays, attrs):
                                for p in parts)
         for full, part in zip(results, parts):
             full[rows] = part
-    parallel_map(block, range(0, rows_total, step))
+    parallel_map(block, blocks(rows_total, first))
     return results[0] if single[0] else tuple(results)
 

@@ -171,9 +171,9 @@ def test_layer_norm_long_rows_offset_and_layouts():
 def test_layer_norm_backward_in_row_blocks(monkeypatch):
     """Rows cut into blocks on three threads: each block's share of the weight and bias
     gradients adds up to torch's."""
-    from ember.ops.nn import norm
+    from ember import _parallel
 
-    monkeypatch.setattr(norm, "SPLIT_ELEMENTS", 16)
+    monkeypatch.setattr(_parallel, "SPLIT_ELEMENTS", 16)
     threads = ember.get_num_threads()
     ember.set_num_threads(3)
     try:
@@ -225,9 +225,9 @@ def test_batch_norm_offset_running_stats_and_layouts(training):
 def test_batch_norm_long_channels_far_from_zero_in_channel_blocks(training, monkeypatch):
     """7,200 values a channel, mean 100: the corrected two-pass statistics, with the channels
     cut into blocks on three threads; the gradient also flows into weight and bias."""
-    from ember.ops.nn import norm
+    from ember import _parallel
 
-    monkeypatch.setattr(norm, "SPLIT_ELEMENTS", 64)
+    monkeypatch.setattr(_parallel, "SPLIT_ELEMENTS", 64)
     threads = ember.get_num_threads()
     ember.set_num_threads(3)
     try:

@@ -39,7 +39,7 @@ import operator
 import numpy as np  # np.errstate only: an empty normalized shape gives nan silently, as in torch
 
 from ... import _dtype as dt
-from ..._parallel import SPLIT_ELEMENTS, get_num_threads, parallel_map, row_split
+from ..._parallel import blocks, parallel_map, row_split
 from ..._tensor import Size
 from ...autograd import grad_mode
 from .._op import export, op
@@ -133,16 +133,6 @@ def _input_grad(gh, xhat, rstd, axes):
     return rstd * (gh - gh.mean(axes, keepdim=True) - xhat * (gh * xhat).mean(axes, keepdim=True))
 
 
-def _blocks(xp, count, size):
-    """Slices of range(count) -- rows or channels -- one per thread when an array of `size`
-    elements is large enough to share out (see _parallel.SPLIT_ELEMENTS)."""
-    blocks = 1
-    if xp is np:
-        blocks = max(1, min(get_num_threads(), count, size // SPLIT_ELEMENTS))
-    bounds = [count * k // blocks for k in range(blocks + 1)]
-    return [slice(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
-
-
 # ----------------------------------------------------------------------------------------------
 # layer_norm: standardize the last len(normalized_shape) dims
 
@@ -191,7 +181,7 @@ def _layer_norm_backward(xp, g, a, weight, *, ndim, eps, needs):
     def block(part):
         return _layer_norm_backward_rows(xp, g[part], x[part], w, eps, needs,
                                          None if grad_a is None else grad_a[part])
-    shares = parallel_map(block, _blocks(xp, x.shape[0], x.size))
+    shares = parallel_map(block, blocks(x.shape[0], x))
     features = a.shape[a.ndim - ndim:]
     grad_w = sum(share[0] for share in shares).reshape(features) if needs[1] else None
     grad_b = sum(share[1] for share in shares).reshape(features) if needs[2] else None
@@ -334,10 +324,11 @@ def _channel_sums(x3, ones):
 
 
 def _centered_moments(xp, x3, out):
-    """Writes x - s into `out` (N, C*P) and returns (d, var) per channel of x as (N, C, P):
-    s is a first estimate of the mean (float32 BLAS sums), d = mean(x - s) its error, so the
-    mean is s + d and var = mean((x - s)^2) - d^2 -- the corrected two-pass algorithm: the
-    second pass sums small centered values, so data far from zero keeps its digits."""
+    """Writes x - s into `out` (N, C*P) and returns (mean, var, d) per channel of x viewed
+    as (N, C, P): s is a first estimate of the mean (float32 BLAS sums), d = mean(x - s) its
+    error, so the mean is s + d and var = mean((x - s)^2) - d^2 -- the corrected two-pass
+    algorithm: the second pass sums small centered values, so data far from zero keeps its
+    digits."""
     n, _, positions = x3.shape
     count = n * positions
     ones = xp.ones(positions, x3.dtype)
@@ -369,7 +360,7 @@ def _batch_norm_train(xp, x3, weight, bias, eps):
             shift += bias[part]
         out *= xp.repeat(scale, positions)
         out += xp.repeat(shift, positions)
-    parallel_map(block, _blocks(xp, x3.shape[1], x3.size))
+    parallel_map(block, blocks(x3.shape[1], x3))
     return y, mean, var
 
 
@@ -460,7 +451,7 @@ def _batch_norm_backward(xp, g, a, weight, running_mean, running_var, *, trainin
             _batch_norm_input_grad(xp, grad_a.reshape(x3.shape)[:, part].reshape(n, -1),
                                    g_part.reshape(n, -1), centered, d, rstd, s1, s2,
                                    1 if weight is None else weight[part], training, x3.shape)
-    parallel_map(block, _blocks(xp, x3.shape[1], x3.size))
+    parallel_map(block, blocks(x3.shape[1], x3))
     if grad_a is not None:
         grad_a = grad_a.reshape(a.shape).astype(a.dtype, copy=False)
     return _outputs((grad_a, grad_w, grad_b), needs)
