@@ -34,7 +34,8 @@ def _safe_softmax(xp, a):
         return a.copy()
     top = a.max(axis=-1, keepdims=True)
     top[top == -xp.inf] = 0  # keeps exp(-inf - top) = 0 instead of nan for masked rows
-    e = xp.exp(a - top)
+    e = a - top
+    xp.exp(e, out=e)
     total = e.sum(axis=-1, keepdims=True)
     total[total == 0] = 1
     e /= total
