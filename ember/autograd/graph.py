@@ -85,9 +85,7 @@ class Node:
                 value = tuple(unpack_saved(v, self) for v in value)
                 if self._out_meta is None:
                     value = value[0]
-            elif kind == "workspace":
-                value = tuple(unpack_saved(v, self) for v in value)
-            elif kind == "inputs":
+            elif kind in ("workspace", "inputs"):
                 value = tuple(unpack_saved(v, self) for v in value)
             values.append(value)
         return values
