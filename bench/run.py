@@ -2,6 +2,7 @@
 
     python bench/run.py                    # all workloads, at the core count and at 1 thread
     python bench/run.py --only mlp,cnn --threads 2
+    python bench/run.py --device cuda      # on the GPU (ember through CuPy), time only
 
 For each thread count a fresh process is started (BLAS reads its thread count at import).
 In it, each workload is built in both libraries, warmed up, then timed alternately (ember,
@@ -41,7 +42,22 @@ def _libraries():
     return libs
 
 
-def time_workloads(names, rounds, repeats):
+def _on(lib, device, make):
+    """`make(lib)` built on `device`; on a GPU each step waits for its kernels to finish, so
+    the time measured is the GPU's, not the time to queue the work."""
+    lib.set_default_device(device)
+    step = make(lib)
+    if device == "cpu":
+        return step
+
+    def synced():
+        step()
+        lib.cuda.synchronize()
+    synced.ops_per_step = getattr(step, "ops_per_step", None)
+    return synced
+
+
+def time_workloads(names, rounds, repeats, device):
     """Child process: alternate the libraries on each workload; return rows of results."""
     sys.path.insert(0, ROOT)
     from bench._harness import time_step
@@ -50,7 +66,7 @@ def time_workloads(names, rounds, repeats):
     libs = _libraries()
     rows = []
     for name in names:
-        steps = {label: WORKLOADS[name](lib) for label, lib in libs}
+        steps = {label: _on(lib, device, WORKLOADS[name]) for label, lib in libs}
         for step in steps.values():
             time_step(step, 2)  # warm-up
         samples = {label: [] for label in steps}
@@ -114,8 +130,9 @@ def _memory_column(rows, threads):
                     ["--memory", lib, row["workload"], "--threads", str(threads)])
 
 
-def _print(rows, threads):
-    print(f"\n{threads} thread(s)  (median per step; rounds = the lowest and highest ratio of "
+def _print(rows, threads, device):
+    where = f"{threads} thread(s)" if device == "cpu" else f"{device}, {threads} CPU thread(s)"
+    print(f"\n{where}  (median per step; rounds = the lowest and highest ratio of "
           "single rounds; peak = extra resident memory while training)")
     print(f"{'workload':<20}{'ember':>10}{'torch':>10}{'ratio':>8}{'rounds':>12}"
           f"{'ember MiB':>11}{'torch MiB':>11}")
@@ -139,6 +156,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                        help="cuda: both libraries on the GPU (no memory column)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--memory", nargs=2, metavar=("LIB", "WORKLOAD"),
                         help=argparse.SUPPRESS)
@@ -149,23 +168,28 @@ def main():
         if args.memory:
             print(json.dumps(peak_memory(*args.memory)))
         else:
-            print(json.dumps(time_workloads(args.only.split(","), args.rounds, args.repeats)))
+            print(json.dumps(time_workloads(args.only.split(","), args.rounds, args.repeats,
+                                            args.device)))
         return
     sys.path.insert(0, ROOT)
     from bench.workloads import WORKLOADS
 
     names = args.only.split(",") if args.only else list(WORKLOADS)
-    results = {"cpu_count": os.cpu_count(), "runs": []}
+    if args.device == "cuda":
+        threads = threads[:1]  # the GPU does the work; one run is enough
+    results = {"cpu_count": os.cpu_count(), "device": args.device, "runs": []}
     for n in threads:
         _set_thread_env(n)
         rows = _run_child(["--child", "--only", ",".join(names), "--threads", str(n),
-                           "--rounds", str(args.rounds), "--repeats", str(args.repeats)])
-        if not args.no_memory:
+                           "--rounds", str(args.rounds), "--repeats", str(args.repeats),
+                           "--device", args.device])
+        if not args.no_memory and args.device == "cpu":
             _memory_column(rows, n)
-        _print(rows, n)
+        _print(rows, n, args.device)
         results["runs"].append({"threads": n, "rows": rows})
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    path = os.path.join(HERE, "results", "bench.json")
+    path = os.path.join(HERE, "results", "bench.json" if args.device == "cpu" else
+                        f"bench_{args.device}.json")
     with open(path, "w") as f:
         json.dump(results, f, indent=2)
     print(f"\nresults written to {os.path.relpath(path)}")

@@ -3,7 +3,8 @@
 A workload function builds its model and synthetic data (float32, fixed seeds) and returns
 `step`, a zero-argument function running one unit of work -- a training step (forward,
 backward, optimizer step) unless the name says otherwise. The same code runs under both
-libraries, which is the point: the comparison is API-for-API.
+libraries, which is the point: the comparison is API-for-API. Everything is built on the
+library's default device (`set_default_device`, which `run.py --device cuda` sets).
 """
 import numpy as np
 
@@ -11,8 +12,10 @@ import numpy as np
 def _data(lib, *shape, classes=None, seed=0):
     rng = np.random.default_rng(seed)
     if classes is not None:
-        return lib.from_numpy(rng.integers(0, classes, shape).astype(np.int64))
-    return lib.from_numpy(rng.standard_normal(shape).astype(np.float32))
+        data = rng.integers(0, classes, shape).astype(np.int64)
+    else:
+        data = rng.standard_normal(shape).astype(np.float32)
+    return lib.from_numpy(data).to(lib.get_default_device())
 
 
 def _train_step(lib, model, optimizer, inputs, targets, loss_fn=None):
@@ -188,7 +191,9 @@ def _gpt(lib, sdpa):
 
 def _gpt_batch(lib):
     data = np.random.default_rng(0).integers(0, VOCAB, (BATCH, CONTEXT + 1))
-    return lib.from_numpy(data[:, :-1].copy()), lib.from_numpy(data[:, 1:].copy())
+    device = lib.get_default_device()
+    return (lib.from_numpy(data[:, :-1].copy()).to(device),
+            lib.from_numpy(data[:, 1:].copy()).to(device))
 
 
 def _gpt_training(lib, sdpa):

@@ -12,7 +12,7 @@ on the complete tensor API, so they come last.
 # ruff: noqa: F401, E402, I001, A004
 from . import _allocator
 from . import _dtype
-from ._device import device
+from ._device import device, get_default_device, set_default_device
 from ._dtype import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16, float32,
                      float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64,
                      is_complex, is_floating_point, is_signed, long, promote_types,
@@ -67,6 +67,6 @@ _publish_ops()
 _bind_tensor_methods()
 
 from . import linalg  # the torch.linalg namespace
-from . import nn, optim, profiler
+from . import cuda, nn, optim, profiler
 
 __version__ = "0.1.0"

@@ -56,8 +56,8 @@ def transfer(array, device):
 
 def device_of(array):
     """The ember device an array lives on."""
-    from ._device import CPU, device
+    from ._device import CPU, as_device
 
     if isinstance(array, numpy.ndarray):
         return CPU
-    return device("cuda", array.device.id)
+    return as_device(f"cuda:{array.device.id}")

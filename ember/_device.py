@@ -3,7 +3,7 @@
 Read next: `_backend.py`, which turns a device into the array module (NumPy or CuPy) kernels use.
 """
 
-__all__ = ["device"]
+__all__ = ["device", "set_default_device", "get_default_device"]
 
 _TYPES = ("cpu", "cuda")
 
@@ -59,10 +59,37 @@ class device:
 CPU = device("cpu")
 
 
+_CUDA = {}  # index -> the one device instance tensors on that GPU carry
+current_cuda_index = 0  # `cuda` without an index means this GPU (`ember.cuda.set_device`)
+_default = CPU  # where factories put tensors when not told (`set_default_device`)
+
+
+def set_default_device(device):
+    """torch.set_default_device: where factories (`zeros`, `randn`, `tensor`, layers'
+    parameters ...) put tensors when no `device=` is given; None means the CPU again.
+    `from_numpy` always shares host memory, so it stays on the CPU."""
+    global _default
+    _default = CPU if device is None else as_device(device)
+
+
+def get_default_device():
+    return _default
+
+
 def as_device(d):
-    """Normalise what users pass as `device=` (None, str, int or device) to a device."""
+    """Normalise what users pass as `device=` (None, str, int or device) to the device a tensor
+    carries: one instance per device, with the GPU index filled in (a tensor made with
+    `device='cuda'` reports `cuda:0`), so dispatch can compare devices by identity."""
     if d is None:
+        return _default
+    if d is CPU:
         return CPU
     if type(d) is not device:
         d = device(d)
-    return CPU if d.type == "cpu" else d  # one cpu instance: dispatch compares by identity
+    if d.type == "cpu":
+        return CPU
+    index = current_cuda_index if d.index is None else d.index
+    found = _CUDA.get(index)
+    if found is None:
+        found = _CUDA[index] = device("cuda", index)
+    return found

@@ -5,7 +5,12 @@ lambda runs as `ember.add` and as `torch.add`. Inputs are NumPy arrays; each lib
 own copy with the same strides (so non-contiguous inputs stay non-contiguous), and floating
 inputs require grad. `check` compares forward values, dtypes and shapes, then the gradients of
 every input for one random upstream gradient. `check_raises` asserts the same exception type.
+
+`EMBER_TEST_DEVICE=cuda` puts ember's inputs on the GPU (torch, the oracle, stays on the CPU),
+so the same table checks every op's CuPy kernels and rules: see tests/test_cuda.py.
 """
+import os
+
 import numpy as np
 
 import ember
@@ -24,10 +29,13 @@ def copy_array(a):
     return np.array(a, copy=True, order="K")
 
 
+DEVICE = os.environ.get("EMBER_TEST_DEVICE", "cpu")
+
+
 def to_ember(a, requires_grad):
     if not isinstance(a, np.ndarray):
         return a
-    t = ember.from_numpy(copy_array(a))
+    t = ember.from_numpy(copy_array(a)).to(DEVICE)
     return t.requires_grad_() if requires_grad and t.is_floating_point() else t
 
 
@@ -43,8 +51,8 @@ def to_torch(a, requires_grad):
 
 def as_numpy(t):
     if isinstance(t, ember.Tensor):
-        return np.asarray(t.detach()).astype(np.float64) if t.dtype is ember.bfloat16 \
-            else np.asarray(t.detach())
+        t = t.detach().cpu()
+        return np.asarray(t).astype(np.float64) if t.dtype is ember.bfloat16 else np.asarray(t)
     if torch is not None and isinstance(t, torch.Tensor):
         t = t.detach()
         return t.float().numpy().astype(np.float64) if t.dtype is torch.bfloat16 else t.numpy()
@@ -68,6 +76,8 @@ def assert_close(e, t, rtol=None, atol=None, what="value"):
     """Compare one ember result with one torch result: type, shape, dtype, values."""
     if torch is not None and isinstance(t, torch.Tensor):
         assert isinstance(e, ember.Tensor), f"{what}: expected a Tensor, got {type(e)}"
+        assert e.device.type == ember.device(DEVICE).type, \
+            f"{what}: on {e.device}, the inputs were on {DEVICE}"
         assert tuple(e.shape) == tuple(t.shape), f"{what}: shape {tuple(e.shape)} != torch " \
                                                  f"{tuple(t.shape)}"
         assert dtype_name(e) == dtype_name(t), f"{what}: dtype {e.dtype} != torch {t.dtype}"

@@ -10,7 +10,7 @@ def test_time_workloads_reports_medians_ratios_and_their_range(monkeypatch):
 
     # run.py's parent process sets the thread count; keep this process's own
     monkeypatch.setenv("OMP_NUM_THREADS", str(torch.get_num_threads()))
-    rows = time_workloads(["overhead_forward", "mlp"], rounds=2, repeats=1)
+    rows = time_workloads(["overhead_forward", "mlp"], rounds=2, repeats=1, device="cpu")
     assert [r["workload"] for r in rows] == ["overhead_forward", "mlp"]
     assert [r["unit"] for r in rows] == ["us/op", "ms/step"]
     for r in rows:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._backend import namespace
+from .._device import CPU
 from .._tensor import Tensor
 from ..autograd import anomaly_mode as _anomaly
 from ..autograd import grad_mode
@@ -44,9 +45,13 @@ def call(op, *args, **attrs):
                 device = x._device
                 first = x
             elif x._device is not device:
-                _check_same_device(device, x)
+                device = None
+                break
     if device is None:
-        raise TypeError(f"{op.name}(): expected at least one Tensor argument")
+        if first is None:
+            raise TypeError(f"{op.name}(): expected at least one Tensor argument")
+        device, args = _settle_devices(args)
+        first = next(x for x in args if isinstance(x, Tensor))
     xp = np if device.type == "cpu" else namespace(device)
 
     # promotion and the kernel on raw arrays
@@ -89,11 +94,21 @@ def _wrap(r, out_np, device, xp):
     return _make(r, False, None, 0, device)
 
 
-def _check_same_device(device, x):
-    d = x._device
-    if d != device and not (x._data.ndim == 0 and d.type == "cpu"):
+def _settle_devices(args):
+    """The device for tensors on more than one device, and the arguments to run on it. As in
+    torch, a 0-d CPU tensor may join tensors on another device (it is moved there); any other
+    mix is an error."""
+    devices = {x._device for x in args if isinstance(x, Tensor)
+               and not (x._device.type == "cpu" and x._data.ndim == 0)}
+    if len(devices) > 1:
+        a, b = sorted(devices, key=str)[:2]
         raise RuntimeError("Expected all tensors to be on the same device, but found at least "
-                           f"two devices, {device} and {d}!")
+                           f"two devices, {a} and {b}!")
+    if not devices:
+        return CPU, args
+    device = devices.pop()
+    return device, tuple(x.to(device) if isinstance(x, Tensor) and x._device is not device
+                         else x for x in args)
 
 
 def dispatch_inplace(op, self, args, attrs):
@@ -107,9 +122,13 @@ def dispatch_inplace(op, self, args, attrs):
     if recording and self._base is not None and self._view_fn is not None:
         _check_not_multi_output_view(self._view_fn)
     device = self._device
-    for x in args:
-        if isinstance(x, Tensor) and x._device is not device:
-            _check_same_device(device, x)
+    if any(isinstance(x, Tensor) and x._device is not device for x in args):
+        settled, args = _settle_devices(inputs)
+        if settled is not device:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
+                               f"least two devices, {device} and {settled}!")
+        args = args[1:]
+        inputs = (self,) + args
     xp = np if device.type == "cpu" else namespace(device)
     if op.promote in ("none", "same"):
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
