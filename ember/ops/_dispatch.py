@@ -72,6 +72,9 @@ def call(op, *args, **attrs):
         raise _explain(e, args) from None
     if op.writes:
         result = arrays[0]
+    elif op.moves:
+        device = attrs["device"]
+        xp = np if device.type == "cpu" else namespace(device)
 
     # wrap: NumPy hands back scalars for 0-d results, and its dtype choices are not torch's
     if type(result) is tuple:

@@ -45,10 +45,10 @@ class Op:
 
     __slots__ = ("name", "promote", "kernel", "rule", "writes", "node_name", "input_names",
                  "variadic", "attr_names", "attr_defaults", "saves", "saves_tensors", "view",
-                 "differentiable", "doc", "has_workspace")
+                 "differentiable", "doc", "has_workspace", "moves")
 
     def __init__(self, name, promote, kernel, *, node_name=None, view=False,
-                 differentiable=True, writes=False):
+                 differentiable=True, writes=False, moves=False):
         if promote not in PROMOTIONS:
             raise ValueError(f"op {name}: unknown promotion kind {promote!r}")
         self.name = name
@@ -64,6 +64,7 @@ class Op:
         # out of place it gets a copy, in place (`x.index_add_(...)`) the tensor's own memory,
         # so `x[idx] = v` costs the elements written, not a copy of x
         self.writes = writes
+        self.moves = moves  # the result lives on the `device` attribute's device (`to`)
         self.differentiable = differentiable
         self.doc = kernel.__doc__
         self._read_kernel_signature()

@@ -13,7 +13,7 @@ from ._op import defop, export
 _cast = defop("to_dtype", "none", lambda xp, a, *, dtype: a.astype(dtype.np),
               lambda g, a_dtype: (g.to(a_dtype),), node_name="ToCopyBackward0")
 _move = defop("to_device", "none", lambda xp, a, *, device: _backend.transfer(a, device),
-              lambda g, a: (g.to(a.device),), node_name="ToCopyBackward0")
+              lambda g, a: (g.to(a.device),), node_name="ToCopyBackward0", moves=True)
 _clone = defop("clone", "none", lambda xp, a: a.copy(), lambda g: (g,))
 _copy = defop("copy", "none", lambda xp, a, b: b, lambda g: (g.new_zeros(g.shape), g),
               node_name="CopyBackwards")
