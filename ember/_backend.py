@@ -49,6 +49,9 @@ def transfer(array, device):
         if isinstance(array, numpy.ndarray):
             return array
         return array.get()
+    if array.dtype.name == "bfloat16":
+        raise TypeError("ember's GPU arrays are CuPy's, which have no bfloat16: keep bfloat16 "
+                        "tensors on the CPU, or use float16 on the GPU")
     cp = cupy()
     with cp.cuda.Device(device.index or 0):
         return cp.asarray(array)

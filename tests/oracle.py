@@ -9,6 +9,7 @@ every input for one random upstream gradient. `check_raises` asserts the same ex
 `EMBER_TEST_DEVICE=cuda` puts ember's inputs on the GPU (torch, the oracle, stays on the CPU),
 so the same table checks every op's CuPy kernels and rules: see tests/test_cuda.py.
 """
+import contextlib
 import os
 
 import numpy as np
@@ -24,6 +25,18 @@ FLOAT_TOL = {"float64": (1e-7, 1e-9), "float32": (1e-5, 1e-6), "float16": (1e-3,
              "bfloat16": (1e-2, 1e-2)}
 
 
+@contextlib.contextmanager
+def on_test_device():
+    """Tensors a test function makes itself (`m.tensor([0, 2])` as an index) go to the test
+    device, as a GPU user's would. Only around the forward call: ember's own code must place
+    what it makes by its inputs' device, so backward runs with the CPU as the default."""
+    ember.set_default_device(DEVICE)
+    try:
+        yield
+    finally:
+        ember.set_default_device(None)
+
+
 def copy_array(a):
     """A copy with the same memory order (so transposed inputs stay transposed)."""
     return np.array(a, copy=True, order="K")
@@ -35,6 +48,10 @@ DEVICE = os.environ.get("EMBER_TEST_DEVICE", "cpu")
 def to_ember(a, requires_grad):
     if not isinstance(a, np.ndarray):
         return a
+    if DEVICE != "cpu" and a.dtype.name == "bfloat16":
+        import pytest
+
+        pytest.skip("CuPy (ember's GPU arrays) has no bfloat16")
     t = ember.from_numpy(copy_array(a)).to(DEVICE)
     return t.requires_grad_() if requires_grad and t.is_floating_point() else t
 
@@ -101,7 +118,8 @@ def check(fn, inputs, *, grad=True, rtol=None, atol=None, grad_rtol=None, grad_a
     """Run `fn(lib, *inputs)` in both libraries; compare results and input gradients."""
     e_in = [to_ember(a, grad) for a in inputs]
     t_in = [to_torch(a, grad) for a in inputs]
-    e_out = fn(ember, *e_in)
+    with on_test_device():
+        e_out = fn(ember, *e_in)
     t_out = fn(torch, *t_in)
     if any(isinstance(a, np.ndarray) for a in inputs):
         for k, o in enumerate(_flatten(e_out)):
@@ -144,7 +162,7 @@ def check_raises(fn, inputs=(), match=None):
     with pytest.raises(Exception) as t_info:
         fn(torch, *t_in)
     e_in = [to_ember(a, False) for a in inputs]
-    with pytest.raises(Exception) as e_info:
+    with pytest.raises(Exception) as e_info, on_test_device():
         fn(ember, *e_in)
     assert isinstance(e_info.value, type(t_info.value)) or isinstance(
         t_info.value, type(e_info.value)), \

@@ -189,10 +189,13 @@ NETS = {
     "recurrent": (_Recurrent, lambda: ember.randn(4, 7, 6)),
     "transformer": (_Transformer, lambda: ember.randint(0, 11, (4, 9))),
 }
+# Adam's step g / (sqrt(v) + eps) turns rounding noise in a gradient that should be 0 (a bias
+# before BatchNorm, attention's key bias) into a full step of +-lr; a larger eps keeps the step
+# a smooth function of the gradient, so GPU and CPU stay comparable
 OPTIMIZERS = {
     "sgd": lambda p: ember.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True),
-    "adam": lambda p: ember.optim.Adam(p, lr=1e-2),
-    "adamw": lambda p: ember.optim.AdamW(p, lr=1e-2, weight_decay=0.1),
+    "adam": lambda p: ember.optim.Adam(p, lr=1e-2, eps=1e-4),
+    "adamw": lambda p: ember.optim.AdamW(p, lr=1e-2, eps=1e-4, weight_decay=0.1),
 }
 
 

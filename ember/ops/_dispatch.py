@@ -304,7 +304,12 @@ def _saves_first_input(op):
 
 
 def _check_writeable(array):
-    if not getattr(array.flags, "writeable", True):  # an expanded tensor (CuPy has no flag)
+    """Refuse writes into an expanded tensor: NumPy marks those read-only; CuPy has no such
+    flag, so there a stride of 0 over a dim longer than 1 tells."""
+    flag = getattr(array.flags, "writeable", None)
+    overlapping = not flag if flag is not None else array.size > 1 and any(
+        s == 0 and n > 1 for n, s in zip(array.shape, array.strides))
+    if overlapping:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the "

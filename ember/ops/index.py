@@ -1383,7 +1383,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 
 def _isin_kernel(xp, a, b, *, invert, assume_unique):
-    return xp.isin(a, b, invert=invert, assume_unique=assume_unique)
+    return xp.isin(a, xp.asarray(b), invert=invert, assume_unique=assume_unique)
 
 
 _isin = defop("isin", "none", _isin_kernel, differentiable=False)

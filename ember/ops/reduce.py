@@ -45,6 +45,17 @@ def _accumulate_dtype(a):
     return dt.float32.np if a.dtype in _HALF_TYPES else None
 
 
+def _running(xp, ufunc, x, axis):
+    """`ufunc.accumulate(x, axis)`: a running max, min or logaddexp. CuPy accumulates only
+    with add and multiply (cumsum, cumprod), so there the scan goes one slice at a time."""
+    if hasattr(ufunc, "accumulate") and xp.__name__ == "numpy":
+        return ufunc.accumulate(x, axis=axis)
+    out = xp.moveaxis(x.copy(), axis, 0)
+    for i in range(1, out.shape[0]):
+        ufunc(out[i - 1], out[i], out=out[i])
+    return xp.moveaxis(out, 0, axis)
+
+
 def _quiet(xp):
     """NumPy warns on log(0), 0/0, ... where torch silently gives -inf or nan (CuPy never
     warns, and has no errstate)."""
@@ -875,8 +886,8 @@ def _mode_kernel(xp, a, *, dim, keepdim):
     starts[..., 1:] = s[..., 1:] != s[..., :-1]
     ends = xp.ones(s.shape, dtype=bool)
     ends[..., :-1] = starts[..., 1:]
-    run_start = xp.maximum.accumulate(xp.where(starts, position, 0), axis=-1)
-    run_end = xp.flip(xp.minimum.accumulate(xp.flip(xp.where(ends, position, n), axis=-1),
+    run_start = _running(xp, xp.maximum, xp.where(starts, position, 0), -1)
+    run_end = xp.flip(_running(xp, xp.minimum, xp.flip(xp.where(ends, position, n), axis=-1),
                                             axis=-1), axis=-1)
     best = xp.argmax(run_end - run_start, axis=-1, keepdims=True)  # first = smallest value
     last = xp.take_along_axis(run_end, best, axis=-1)  # stable sort: the last occurrence
@@ -989,12 +1000,12 @@ def _cum_extreme_kernel(xp, a, *, dim, largest):
     """Running max/min and where it was last attained. An element takes over the index when it
     equals the running value (so ties move it to the latest one) or is NaN, as in torch."""
     x = _atleast_1d(a)
-    values = (xp.maximum if largest else xp.minimum).accumulate(x, axis=dim)
+    values = _running(xp, xp.maximum if largest else xp.minimum, x, dim)
     shape = [1] * x.ndim
     shape[dim] = x.shape[dim]
     position = xp.arange(x.shape[dim]).reshape(shape)
     hit = (x == values) | (x != x)
-    indices = xp.maximum.accumulate(xp.where(hit, position, 0), axis=dim)
+    indices = _running(xp, xp.maximum, xp.where(hit, position, 0), dim)
     return values.reshape(a.shape), indices.astype(xp.int64, copy=False).reshape(a.shape)
 
 
@@ -1025,7 +1036,7 @@ def cummin(input, dim, *, out=None):
 def _logcumsumexp_kernel(xp, a, *, dim):
     x = _atleast_1d(a).astype(_accumulate_dtype(a) or a.dtype, copy=False)
     with _quiet(xp):
-        out = xp.logaddexp.accumulate(x, axis=dim)
+        out = _running(xp, xp.logaddexp, x, dim)
     return out.astype(a.dtype, copy=False).reshape(a.shape)
 
 

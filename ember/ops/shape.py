@@ -46,6 +46,8 @@ def _strided_view(xp, a, shape, strides, offset=0):
         line = stride_tricks.as_strided(a, shape=(abs(offset) // a.itemsize + 1,),
                                         strides=(step,))
         a = line[-1:]
+    if not hasattr(a.flags, "writeable"):  # CuPy's: `_dispatch._check_writeable` reads strides
+        return stride_tricks.as_strided(a, shape=shape, strides=strides)
     overlapping = 0 not in shape and builtins.any(s == 0 and n > 1
                                                   for n, s in zip(shape, strides))
     return stride_tricks.as_strided(a, shape=shape, strides=strides, writeable=not overlapping)
