@@ -441,3 +441,17 @@ def test_error_messages_name_the_problem():
         x[ember.tensor([0.0])]
     with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 4"):
         x[:, [4]]
+
+
+def test_ufunc_at_in_rounds_combines_repeated_positions_like_ufunc_at():
+    """The fallback for array libraries without `multiply.at` (CuPy) equals NumPy's own."""
+    from ember.ops.index import _ufunc_at_in_rounds
+
+    rng = np.random.default_rng(0)
+    positions = rng.integers(0, 7, 40)
+    values = rng.uniform(0.5, 1.5, 40)
+    target = rng.uniform(size=7)
+    expected = target.copy()
+    np.multiply.at(expected, positions, values)
+    _ufunc_at_in_rounds(np, np.multiply, target, positions, values)
+    np.testing.assert_allclose(target, expected, rtol=1e-12)

@@ -107,14 +107,36 @@ def _ufunc_at(xp, ufunc, target, index, values):
     coords, result = _full_coords(xp, index, target.shape)
     values = xp.broadcast_to(xp.asarray(values, dtype=target.dtype), result)
     if not target.flags.c_contiguous:
-        ufunc.at(target, coords, values)  # the slower n-d form works on any strides
+        try:
+            ufunc.at(target, coords, values)  # the slower n-d form works on any strides
+        except NotImplementedError:  # CuPy has no multiply.at: combine in a contiguous copy
+            work = xp.ascontiguousarray(target)
+            _ufunc_at(xp, ufunc, work, index, values)
+            target[...] = work
         return
     flat = 0
     stride = 1
     for c, n in zip(reversed(coords), reversed(target.shape)):
         flat = flat + c * stride
         stride *= n
-    ufunc.at(target.reshape(-1), xp.broadcast_to(flat, result).reshape(-1), values.reshape(-1))
+    positions = xp.broadcast_to(flat, result).reshape(-1)
+    try:
+        ufunc.at(target.reshape(-1), positions, values.reshape(-1))
+    except NotImplementedError:
+        _ufunc_at_in_rounds(xp, ufunc, target.reshape(-1), positions, values.reshape(-1))
+
+
+def _ufunc_at_in_rounds(xp, ufunc, target, positions, values):
+    """`ufunc.at` on a 1-d target for libraries without it (CuPy's multiply): each round
+    combines the first remaining occurrence of every position, so no position repeats within
+    a round and plain indexing is exact. Rounds = the largest number of repeats."""
+    while positions.size:
+        _, first = xp.unique(positions, return_index=True)
+        hit = positions[first]
+        target[hit] = ufunc(target[hit], values[first])
+        rest = xp.ones(positions.size, dtype=bool)
+        rest[first] = False
+        positions, values = positions[rest], values[rest]
 
 
 def _add_at(xp, target, index, values):
@@ -1383,7 +1405,7 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 
 def _isin_kernel(xp, a, b, *, invert, assume_unique):
-    return xp.isin(a, xp.asarray(b), invert=invert, assume_unique=assume_unique)
+    return xp.isin(xp.asarray(a), xp.asarray(b), invert=invert, assume_unique=assume_unique)
 
 
 _isin = defop("isin", "none", _isin_kernel, differentiable=False)
