@@ -138,7 +138,7 @@ def test_conv_chunks_cover_the_batch_evenly_for_the_threads(batch, spatial, weig
     from ember.ops.nn import conv
 
     monkeypatch.setattr(conv, "get_num_threads", lambda: threads)
-    chunks = conv._chunks(batch, spatial, weight)
+    chunks = conv._chunks(np, batch, spatial, weight)
     sizes = [c.stop - c.start for c in chunks]
     assert len(chunks) == count
     assert sum(sizes) == batch and all(a.stop == b.start for a, b in zip(chunks, chunks[1:]))

@@ -158,9 +158,12 @@ _CHUNK_ELEMENTS = 1 << 19
 _MIN_COLUMNS = 256
 
 
-def _chunks(batch, spatial_out, weight_shape):
+def _chunks(xp, batch, spatial_out, weight_shape):
     """Slices of the batch (see _CHUNK_ELEMENTS), as many as a multiple of the thread count
-    and of equal size (+-1 image): 5 chunks on 2 threads would take as long as 6."""
+    and of equal size (+-1 image): 5 chunks on 2 threads would take as long as 6. On a GPU
+    the whole batch is one chunk: there, chunks only multiply kernel launches."""
+    if xp.__name__ != "numpy":
+        return [slice(0, batch)]
     positions = math.prod(spatial_out)
     per_image = positions * math.prod(weight_shape[1:])
     step = max(1, _CHUNK_ELEMENTS // max(per_image, 1), -(-_MIN_COLUMNS // max(positions, 1)))
@@ -187,7 +190,7 @@ def _conv(xp, x, w, bias, *, stride, padding, dilation, groups):
         if bias_column is not None:
             rows += bias_column
         flat_out[part] = _columns_to_batch(rows, len(range(*part.indices(x.shape[0]))))
-    parallel_map(run, _chunks(x.shape[0], out_size, w.shape))
+    parallel_map(run, _chunks(xp, x.shape[0], out_size, w.shape))
     return out
 
 
@@ -211,7 +214,7 @@ def _conv_input_grad(xp, dy, w, *, input_shape, stride, padding, dilation, group
     def run(part):
         dcols = xp.matmul(weights_t, _as_columns(xp, dy[part], groups))
         _col2im(xp, dcols, w.shape[2:], dx[part], dy.shape[2:], stride, padding, dilation)
-    parallel_map(run, _chunks(input_shape[0], dy.shape[2:], w.shape))
+    parallel_map(run, _chunks(xp, input_shape[0], dy.shape[2:], w.shape))
     return dx
 
 
@@ -285,7 +288,7 @@ def _conv_weight_grad(xp, x, dy, *, weight_shape, stride, padding, dilation, gro
         return xp.matmul(_as_columns(xp, dy[part], groups), cols.transpose(0, 2, 1))
     dw = xp.zeros(weight_shape, dtype=dy.dtype)
     flat = dw.reshape(groups, weight_shape[0] // groups, -1)        # (O, Cg, *k) as (G, Og, Cg*K)
-    for chunk in parallel_map(run, _chunks(x.shape[0], dy.shape[2:], weight_shape)):
+    for chunk in parallel_map(run, _chunks(xp, x.shape[0], dy.shape[2:], weight_shape)):
         flat += chunk
     return dw
 
