@@ -249,7 +249,7 @@ def _as_arrays(args, np_dtype):
             try:
                 arrays.append(np_dtype.type(x))
             except OverflowError:  # torch wraps out-of-range ints (uint8 < -1 compares to 255)
-                arrays.append(np.array(x).astype(np_dtype))
+                arrays.append(np.array(x).astype(np_dtype)[()])  # [()]: a scalar, for CuPy
     return arrays
 
 

@@ -101,6 +101,11 @@ def _full_coords(xp, index, shape):
     return tuple(coords), result
 
 
+# CuPy has no multiply.at (NotImplementedError), and its add/maximum/minimum.at refuse some
+# dtypes (TypeError: no bool, int8, int16; no float16 for maximum); NumPy's never raise these
+_MISSING_AT = (NotImplementedError, TypeError)
+
+
 def _ufunc_at(xp, ufunc, target, index, values):
     """`target[index] = ufunc(target[index], values)` where repeated positions combine (NumPy's
     `target[index] += values` would keep only one of them)."""
@@ -109,7 +114,7 @@ def _ufunc_at(xp, ufunc, target, index, values):
     if not target.flags.c_contiguous:
         try:
             ufunc.at(target, coords, values)  # the slower n-d form works on any strides
-        except NotImplementedError:  # CuPy has no multiply.at: combine in a contiguous copy
+        except _MISSING_AT:  # CuPy: combine in a contiguous copy
             work = xp.ascontiguousarray(target)
             _ufunc_at(xp, ufunc, work, index, values)
             target[...] = work
@@ -122,7 +127,7 @@ def _ufunc_at(xp, ufunc, target, index, values):
     positions = xp.broadcast_to(flat, result).reshape(-1)
     try:
         ufunc.at(target.reshape(-1), positions, values.reshape(-1))
-    except NotImplementedError:
+    except _MISSING_AT:
         _ufunc_at_in_rounds(xp, ufunc, target.reshape(-1), positions, values.reshape(-1))
 
 

@@ -34,6 +34,8 @@ import math
 import string
 import warnings
 
+import numpy as np  # shapes and NumPy's LinAlgError only: kernels use `xp`
+
 from .. import _creation, return_types
 from .. import _dtype as dt
 from .._tensor import Tensor
@@ -1162,9 +1164,12 @@ _slogdet = defop("linalg_slogdet", "none", lambda xp, a: tuple(xp.linalg.slogdet
 
 
 def _solve_kernel(xp, a, b):
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])  # CuPy's solve does not broadcast
+    a = xp.broadcast_to(a, batch + a.shape[-2:])
+    b = xp.broadcast_to(b, batch + b.shape[-2:])
     try:
         return xp.linalg.solve(a, b)
-    except ValueError:  # numpy's LinAlgError
+    except np.linalg.LinAlgError:  # (CuPy raises NumPy's)
         raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is "
                           "singular.") from None
 

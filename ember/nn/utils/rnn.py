@@ -180,7 +180,8 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     else:
         index = [t * batch + b for t, size in enumerate(batch_sizes) for b in range(size)]
     data = _select_rows(input.flatten(0, 1), index)
-    return PackedSequence(data, tensor(batch_sizes, dtype=dt.int64), sorted_indices, None)
+    batch_sizes = tensor(batch_sizes, dtype=dt.int64, device="cpu")  # always on the host
+    return PackedSequence(data, batch_sizes, sorted_indices, None)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
@@ -217,7 +218,7 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     padded = _select_rows(cat([data, padding]), index)
     shape = (batch, steps) if batch_first else (steps, batch)
     return padded.reshape(shape + tuple(data.shape[1:])), \
-        tensor([lengths[b] for b in order], dtype=dt.int64)
+        tensor([lengths[b] for b in order], dtype=dt.int64, device="cpu")
 
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
