@@ -55,6 +55,16 @@ class device:
     def __reduce__(self):
         return (device, (self.type, self.index))
 
+    def __enter__(self):
+        """`with ember.device('cuda'):` -- the default device inside the block."""
+        _outer_defaults.append(_default)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        global _default
+        _default = _outer_defaults.pop()
+
 
 CPU = device("cpu")
 
@@ -62,6 +72,7 @@ CPU = device("cpu")
 _CUDA = {}  # index -> the one device instance tensors on that GPU carry
 current_cuda_index = 0  # `cuda` without an index means this GPU (`ember.cuda.set_device`)
 _default = CPU  # where factories put tensors when not told (`set_default_device`)
+_outer_defaults = []  # the defaults to restore as `with device(...)` blocks end
 
 
 def set_default_device(device):
