@@ -38,6 +38,7 @@ def call(op, *args, **attrs):
     device = None
     first = None
     wants_grad = False
+    mixed = False
     for x in args:
         if isinstance(x, Tensor):
             wants_grad = wants_grad or x._requires_grad
@@ -45,11 +46,10 @@ def call(op, *args, **attrs):
                 device = x._device
                 first = x
             elif x._device is not device:
-                device = None
-                break
+                mixed = True
     if device is None:
-        if first is None:
-            raise TypeError(f"{op.name}(): expected at least one Tensor argument")
+        raise TypeError(f"{op.name}(): expected at least one Tensor argument")
+    if mixed:
         device, args = _settle_devices(args)
         first = next(x for x in args if isinstance(x, Tensor))
     xp = np if device.type == "cpu" else namespace(device)
