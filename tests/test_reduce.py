@@ -428,3 +428,18 @@ def test_empty_reduction_errors_match_torch(fn, match):
 def test_nuclear_norm_is_not_implemented():
     with pytest.raises(NotImplementedError, match="nuc"):
         ember.norm(ember.tensor(X), "nuc")
+
+
+@pytest.mark.parametrize("ufunc", [np.maximum, np.minimum, np.logaddexp])
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_running_scan_without_accumulate_equals_numpys(ufunc, axis):
+    """CuPy has no maximum/minimum/logaddexp.accumulate; the slice-by-slice scan ember runs
+    there is NumPy-generic, so NumPy (under another module name) checks it here."""
+    import types
+
+    from ember.ops.reduce import _running
+
+    not_numpy = types.SimpleNamespace(__name__="not_numpy", moveaxis=np.moveaxis)
+    x = np.random.default_rng(0).standard_normal((4, 5, 3))
+    np.testing.assert_allclose(_running(not_numpy, ufunc, x, axis), ufunc.accumulate(x, axis),
+                               rtol=1e-12)

@@ -589,3 +589,21 @@ def test_empty_tensors_report_contiguous_strides_like_torch(shape):
     """NumPy gives an empty array zero strides; torch reports contiguous ones."""
     assert ember.zeros(*shape).stride() == torch.zeros(*shape).stride()
     assert ember.zeros(*shape).stride(-1) == torch.zeros(*shape).stride(-1)
+
+
+def test_writes_into_expanded_arrays_are_refused_without_a_writeable_flag():
+    """CuPy arrays have no read-only flag: there a stride of 0 over a dim longer than 1 is what
+    marks an expanded tensor. A NumPy array seen without its flag stands in for one here."""
+    import types
+
+    from ember.ops._dispatch import _check_writeable
+
+    def flagless(a):
+        return types.SimpleNamespace(flags=types.SimpleNamespace(), shape=a.shape,
+                                     strides=a.strides, size=a.size)
+
+    expanded = np.broadcast_to(np.ones((1, 3)), (4, 3))
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        _check_writeable(flagless(expanded))
+    for fine in (np.ones((4, 3)), np.broadcast_to(np.ones((1, 3)), (1, 3)), np.ones((0, 3))):
+        _check_writeable(flagless(fine))
