@@ -44,17 +44,32 @@ def array_namespace(array):
 
 
 def transfer(array, device):
-    """Copy `array` to `device` (a no-op when it is already there)."""
-    if device.type == "cpu":
-        if isinstance(array, numpy.ndarray):
-            return array
-        return array.get()
+    """Copy `array` to `device` (a no-op when it is already there). As torch's `to`, a copy
+    keeps the memory layout of an array that fills its memory in some order of its axes (a
+    transposed matrix stays transposed); others arrive row-major."""
+    if device.type == "cpu" and isinstance(array, numpy.ndarray):
+        return array
     if array.dtype.name == "bfloat16":
         raise TypeError("ember's GPU arrays are CuPy's, which have no bfloat16: keep bfloat16 "
                         "tensors on the CPU, or use float16 on the GPU")
+    order = dense_axis_order(array)
+    if order is not None:  # both libraries copy row-major: move that view, then undo it
+        inverse = sorted(range(len(order)), key=order.__getitem__)
+        return transfer(array.transpose(order), device).transpose(inverse)
+    if device.type == "cpu":
+        return array.get()
     cp = cupy()
     with cp.cuda.Device(device.index or 0):
         return cp.asarray(array)
+
+
+def dense_axis_order(array):
+    """The axes from the largest stride to the smallest, when `array` is not row-major but
+    that order of its axes is (a transpose or permute of a contiguous array); else None."""
+    if array.flags.c_contiguous:
+        return None
+    order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
+    return order if array.transpose(order).flags.c_contiguous else None
 
 
 def device_of(array):

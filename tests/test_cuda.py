@@ -87,6 +87,19 @@ def test_round_trip_keeps_values_dtype_and_shape():
         np.testing.assert_array_equal(host(back), host(c))
 
 
+def test_moves_keep_the_layout_like_torchs():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("this torch has no CUDA")
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for view in (lambda x: x.permute(2, 0, 1), lambda x: x.mT, lambda x: x[:, ::2]):
+        e = view(ember.from_numpy(a.copy())).cuda()
+        t = view(torch.from_numpy(a.copy())).cuda()
+        assert e.stride() == t.stride() and e.is_contiguous() == t.is_contiguous()
+        assert e.cpu().stride() == t.cpu().stride()
+        np.testing.assert_array_equal(host(e), t.cpu().numpy())
+
+
 def test_to_accepts_every_spelling_of_the_gpu():
     x = ember.ones(2)
     for where in ("cuda", "cuda:0", 0, ember.device("cuda"), ember.device("cuda", 0)):

@@ -75,3 +75,16 @@ def test_tensors_on_two_devices_do_not_mix():
         with pytest.raises(RuntimeError, match="same device, but found at least two devices, "
                                                "cpu and cuda:0"):
             fn()
+
+
+def test_device_moves_keep_a_permuted_layout():
+    """torch's `to` keeps the layout of a tensor that fills its memory in some axis order;
+    `transfer` finds that order (the copy itself is made row-major by NumPy and CuPy)."""
+    from ember._backend import dense_axis_order
+
+    a = np.arange(24.0).reshape(2, 3, 4)
+    assert dense_axis_order(a) is None  # already row-major
+    assert dense_axis_order(a.transpose(2, 0, 1)) == [1, 2, 0]
+    assert dense_axis_order(a.T) == [2, 1, 0]
+    assert dense_axis_order(a[:, ::2]) is None  # gaps: arrives row-major, as in torch
+    assert dense_axis_order(np.broadcast_to(a[:1], (5, 3, 4))) is None
