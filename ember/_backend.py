@@ -17,7 +17,8 @@ def cupy():
         try:
             import cupy as cp
         except ImportError:
-            raise RuntimeError("CUDA support needs CuPy: pip install cupy-cuda12x") from None
+            raise RuntimeError("CUDA support needs CuPy: pip install cupy-cuda12x (or "
+                               "cupy-cuda13x, to match your CUDA version)") from None
         _cupy = cp
     return _cupy
 
