@@ -13,7 +13,7 @@ import pytest
 import ember
 from ember.ops.nn import attention
 
-from .oracle import check, check_raises
+from .oracle import check, check_raises, on_test_device
 
 torch = pytest.importorskip("torch")
 
@@ -391,7 +391,8 @@ def test_functional_mha_separate_weights_and_static_kv():
     lambda m, mha: mha(m.zeros(2, 3, 4), m.zeros(2, 3, 4), m.zeros(5, 3, 4)),
 ])
 def test_mha_errors_like_torch(call):
-    mods = {torch: torch.nn.MultiheadAttention(4, 2), ember: ember.nn.MultiheadAttention(4, 2)}
+    with on_test_device():
+        mods = {torch: torch.nn.MultiheadAttention(4, 2), ember: ember.nn.MultiheadAttention(4, 2)}
     check_raises(lambda m: call(m, mods[m]))
 
 
