@@ -3,9 +3,10 @@
     device = "cuda" if ember.cuda.is_available() else "cpu"
     model = Net().to(device)
 
-ember's GPU arrays are CuPy's; this module asks CuPy (through `_backend`, the only file that
-imports it) about devices and memory. Every query works without CuPy: `is_available()` says
-False and `device_count()` 0; calls that need a GPU raise a RuntimeError saying why.
+ember's GPU arrays are CuPy's; this module asks CuPy about devices and memory, reaching it
+through `_backend.cupy()` (`_backend.py` is the only file that imports CuPy). Without CuPy or
+a GPU, `is_available()` says False and `device_count()` 0, and the calls that need a GPU raise
+a RuntimeError saying so.
 
 Random numbers: ember draws every device's samples on the host from one generator (see
 `_random.py`), so `manual_seed` here seeds that generator -- the same as `ember.manual_seed`.
@@ -13,7 +14,7 @@ Random numbers: ember draws every device's samples on the host from one generato
 Memory figures are CuPy's memory pool: `memory_allocated` counts bytes held by live arrays,
 `memory_reserved` what the pool holds from the driver, and `empty_cache` returns the unused part.
 
-Read next: nothing -- `_backend.py` holds the CuPy calls behind these.
+Read next: docs/CUDA.md (how the GPU path is checked, and how fast it is).
 """
 from . import _backend, _device
 from ._random import manual_seed as _seed_host_generator
