@@ -104,14 +104,17 @@ def _settle_devices(args):
     devices = {x._device for x in args if isinstance(x, Tensor)
                and not (x._device.type == "cpu" and x._data.ndim == 0)}
     if len(devices) > 1:
-        a, b = sorted(devices, key=str)[:2]
-        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
-                           f"two devices, {a} and {b}!")
+        raise _device_mix(*sorted(devices, key=str)[:2])
     if not devices:
         return CPU, args
     device = devices.pop()
     return device, tuple(x.to(device) if isinstance(x, Tensor) and x._device is not device
                          else x for x in args)
+
+
+def _device_mix(a, b):
+    return RuntimeError("Expected all tensors to be on the same device, but found at least two "
+                        f"devices, {a} and {b}!")
 
 
 def dispatch_inplace(op, self, args, attrs):
@@ -128,8 +131,7 @@ def dispatch_inplace(op, self, args, attrs):
     if any(isinstance(x, Tensor) and x._device is not device for x in args):
         settled, args = _settle_devices(inputs)
         if settled is not device:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at "
-                               f"least two devices, {device} and {settled}!")
+            raise _device_mix(device, settled)
         args = args[1:]
         inputs = (self,) + args
     xp = np if device.type == "cpu" else namespace(device)
@@ -303,13 +305,18 @@ def _saves_first_input(op):
         kind == "inputs" for kind, _ in op.saves)
 
 
+def overlapping(shape, strides):
+    """Whether two elements share memory: a stride of 0 over a dim longer than 1 (an expanded
+    tensor), with no elements at all counting as no overlap."""
+    return 0 not in shape and any(s == 0 and n > 1 for n, s in zip(shape, strides))
+
+
 def _check_writeable(array):
     """Refuse writes into an expanded tensor: NumPy marks those read-only; CuPy has no such
-    flag, so there a stride of 0 over a dim longer than 1 tells."""
+    flag, so there the strides tell."""
     flag = getattr(array.flags, "writeable", None)
-    overlapping = not flag if flag is not None else array.size > 1 and any(
-        s == 0 and n > 1 for n, s in zip(array.shape, array.strides))
-    if overlapping:
+    read_only = not flag if flag is not None else overlapping(array.shape, array.strides)
+    if read_only:
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the "

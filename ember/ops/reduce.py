@@ -48,7 +48,7 @@ def _accumulate_dtype(a):
 def _running(xp, ufunc, x, axis):
     """`ufunc.accumulate(x, axis)`: a running max, min or logaddexp. CuPy accumulates only
     with add and multiply (cumsum, cumprod), so there the scan goes one slice at a time."""
-    if hasattr(ufunc, "accumulate") and xp.__name__ == "numpy":
+    if xp.__name__ == "numpy":
         return ufunc.accumulate(x, axis=axis)
     out = xp.moveaxis(x.copy(), axis, 0)
     for i in range(1, out.shape[0]):
@@ -888,7 +888,7 @@ def _mode_kernel(xp, a, *, dim, keepdim):
     ends[..., :-1] = starts[..., 1:]
     run_start = _running(xp, xp.maximum, xp.where(starts, position, 0), -1)
     run_end = xp.flip(_running(xp, xp.minimum, xp.flip(xp.where(ends, position, n), axis=-1),
-                                            axis=-1), axis=-1)
+                               -1), axis=-1)
     best = xp.argmax(run_end - run_start, axis=-1, keepdims=True)  # first = smallest value
     last = xp.take_along_axis(run_end, best, axis=-1)  # stable sort: the last occurrence
     values = xp.moveaxis(xp.take_along_axis(s, last, axis=-1), -1, dim)

@@ -27,6 +27,7 @@ import warnings
 from .. import _dtype as dt
 from .._tensor import Size, Tensor
 from .._utils import parse_size, wrap_dim, wrap_dims
+from ._dispatch import overlapping
 from ._op import defop, export
 
 # ----------------------------------------------------------------------------------------------
@@ -48,9 +49,8 @@ def _strided_view(xp, a, shape, strides, offset=0):
         a = line[-1:]
     if not hasattr(a.flags, "writeable"):  # CuPy's: `_dispatch._check_writeable` reads strides
         return stride_tricks.as_strided(a, shape=shape, strides=strides)
-    overlapping = 0 not in shape and builtins.any(s == 0 and n > 1
-                                                  for n, s in zip(shape, strides))
-    return stride_tricks.as_strided(a, shape=shape, strides=strides, writeable=not overlapping)
+    return stride_tricks.as_strided(a, shape=shape, strides=strides,
+                                    writeable=not overlapping(shape, strides))
 
 
 def _contiguous_strides(shape, itemsize):
