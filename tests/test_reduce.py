@@ -443,3 +443,28 @@ def test_running_scan_without_accumulate_equals_numpys(ufunc, axis):
     x = np.random.default_rng(0).standard_normal((4, 5, 3))
     np.testing.assert_allclose(_running(not_numpy, ufunc, x, axis), ufunc.accumulate(x, axis),
                                rtol=1e-12)
+
+
+LEADING_SUMS = {
+    "sum_dim0": lambda m, x: x.sum(0),
+    "sum_dims01_keepdim": lambda m, x: x.sum((0, 1), keepdim=True),
+    "sum_to_size": lambda m, x: x.sum_to_size(1, 1, x.shape[-1]),
+    "transposed_falls_back": lambda m, x: x.transpose(0, 2).sum(0),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", list(LEADING_SUMS))
+def test_sums_over_leading_dims_of_large_tensors(name, dtype):
+    """Large sums over leading dims run as a BLAS vector-matrix product (reduce.py's
+    _sum_leading); the op table's small tensors stay below its size threshold."""
+    x = rng.standard_normal((40, 16, 96)).astype(dtype) + 3  # an offset: long sums drift
+    check(LEADING_SUMS[name], [x], rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_broadcast_gradient_sums_over_leading_dims_of_large_tensors(dtype):
+    """The engine undoes a bias's broadcast with sum_to_size, the same BLAS path."""
+    x = rng.standard_normal((40, 16, 96)).astype(dtype)
+    bias = rng.standard_normal(96).astype(dtype)
+    check(lambda m, x, b: x * 2 + b, [x, bias], rtol=1e-5, atol=1e-4)

@@ -173,6 +173,8 @@ def _saved_lines(node, names):
             lines.append(f"{name} = {_shape_text(value) if kind == 'shape' else value}")
         elif kind == "dtype":
             lines.append(f"{name} = {_dtype_text(value)}")
+        elif kind == "needs_input_grad":  # bookkeeping, not a saved value: the edges show it
+            continue
         else:
             lines.append(f"{name} = {value!r}")
     return lines

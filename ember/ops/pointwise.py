@@ -656,15 +656,26 @@ def _scaled(a, b, alpha):
     return b if alpha == 1 else b * _typed(a, alpha)
 
 
+# The rules compute a gradient only for an operand that wants one (`needs_input_grad`):
+# each is a pass over the whole result, and `pred - target` or `x * mask` need only the first.
 _add = defop("add", "arith", lambda xp, a, b: a + b, lambda g: (g, g))
-_sub = defop("sub", "arith", lambda xp, a, b: a - b, lambda g: (g, -g))
+_sub = defop("sub", "arith", lambda xp, a, b: a - b,
+             lambda g, needs_input_grad: (g, -g if needs_input_grad[1] else None))
 _add_alpha = defop("add_alpha", "arith", lambda xp, a, b, *, alpha: a + _scaled(a, b, alpha),
-                   lambda g, alpha: (g, g * alpha), node_name="AddBackward0")
+                   lambda g, alpha, needs_input_grad: (
+                       g, g * alpha if needs_input_grad[1] else None),
+                   node_name="AddBackward0")
 _sub_alpha = defop("sub_alpha", "arith", lambda xp, a, b, *, alpha: a - _scaled(a, b, alpha),
-                   lambda g, alpha: (g, g * -alpha), node_name="SubBackward0")
-_mul = defop("mul", "arith", lambda xp, a, b: a * b, lambda g, a, b: (g * b, g * a))
+                   lambda g, alpha, needs_input_grad: (
+                       g, g * -alpha if needs_input_grad[1] else None),
+                   node_name="SubBackward0")
+_mul = defop("mul", "arith", lambda xp, a, b: a * b,
+             lambda g, a, b, needs_input_grad: (g * b if needs_input_grad[0] else None,
+                                                g * a if needs_input_grad[1] else None))
 _div = defop("div", "float", _quiet(lambda xp, a, b: a / b),
-             lambda g, a, b: (g / b, -g * a / (b * b)))
+             lambda g, a, b, needs_input_grad: (
+                 g / b if needs_input_grad[0] else None,
+                 -g * a / (b * b) if needs_input_grad[1] else None))
 # With a Python number as `b` only that number is kept for backward (as torch does): the tensor
 # operand is not saved, so modifying it in place later cannot invalidate the graph.
 _mul_scalar = defop("mul_scalar", "arith", lambda xp, a, b: a * b, lambda g, b: (g * b, None),
