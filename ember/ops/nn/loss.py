@@ -5,6 +5,9 @@ rules, and they match torch's because torch composes the same ops (kl_div, poiss
 hinge_embedding_loss, ...). These are primitives, where fusing pays or where torch's gradient
 is not the composition's:
 
+    mse_loss, smooth_l1_loss, huber_loss
+                           one temporary forward, two passes backward, one node each (as
+                           torch's MseLossBackward0, ...); their rules are ember ops
     cross_entropy          log-softmax + NLL in one pass over the logits, for class-index
                            targets; saves the per-row log-sum-exp for backward
     cross_entropy_backward (softmax - smoothed one-hot) * weights * g -- its own op, so that the
@@ -130,10 +133,11 @@ def _log_sigmoid(x):
 def _pair(input, target):
     """torch warns when the shapes differ (broadcasting is then usually a bug), then
     broadcasts."""
-    if target.shape != input.shape:
-        warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
-                      f"size ({input.size()}). This will likely lead to incorrect results due "
-                      f"to broadcasting. Please ensure they have the same size.", stacklevel=3)
+    if target.shape == input.shape:
+        return input, target
+    warnings.warn(f"Using a target size ({target.size()}) that is different to the input "
+                  f"size ({input.size()}). This will likely lead to incorrect results due "
+                  f"to broadcasting. Please ensure they have the same size.", stacklevel=3)
     return broadcast_tensors(input, target)
 
 
@@ -162,16 +166,95 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce((input - target).abs(), _valid_reduction(reduction))
 
 
+# mse, smooth l1 and huber are one op each, as in torch (MseLossBackward0, ...): the forward
+# makes one temporary and the backward two passes, where the same loss composed of ember ops
+# would record and run four or five. Their rules are ember ops, so double backward holds.
+
+
+def _reduce_raw(xp, loss, reduction):
+    """A kernel's elementwise loss reduced (the mean of nothing is nan, as in torch)."""
+    if reduction == "none":
+        return loss
+    total = xp.sum(loss)
+    with _quiet(xp):
+        return xp.asarray(total / loss.size if reduction == "mean" else total)
+
+
+def _difference(a, b):
+    """a - b in the working precision (float16/bfloat16 in float32)."""
+    return _working(a) - b
+
+
+def _loss_grads(slope, g, a, reduction, needs_input_grad):
+    """(d/da, d/db) from the loss's slope d loss_i / d a_i (d/db is its negative)."""
+    if reduction == "mean":
+        g = g / max(a.numel(), 1)
+    grad = slope * g
+    return (grad if needs_input_grad[0] else None, -grad if needs_input_grad[1] else None)
+
+
+@op("none", name="mse_loss", node_name="MseLossBackward0")
+def _mse_loss(xp, a, b, *, reduction):
+    d = _difference(a, b)
+    d *= d
+    return _reduce_raw(xp, d, reduction).astype(a.dtype, copy=False)
+
+
+@_mse_loss.grad
+def _mse_loss(g, a, b, reduction, needs_input_grad):
+    return _loss_grads((a - b) * 2, g, a, reduction, needs_input_grad)
+
+
+@op("none", name="smooth_l1_loss", node_name="SmoothL1LossBackward0")
+def _smooth_l1_loss(xp, a, b, *, reduction, beta):
+    d = _difference(a, b)
+    size = xp.abs(d)
+    d *= d
+    d *= 0.5 / beta
+    with _quiet(xp):  # nan differences compare False and take the linear branch, as in torch
+        loss = xp.where(size < beta, d, size - 0.5 * beta)
+    return _reduce_raw(xp, loss, reduction).astype(a.dtype, copy=False)
+
+
+@_smooth_l1_loss.grad
+def _smooth_l1_loss(g, a, b, reduction, beta, needs_input_grad):
+    # d/dd: d / beta inside |d| < beta, sign(d) outside -- the clamp of d / beta to [-1, 1]
+    return _loss_grads(((a - b) / beta).clamp(-1, 1), g, a, reduction, needs_input_grad)
+
+
+@op("none", name="huber_loss", node_name="HuberLossBackward0")
+def _huber_loss(xp, a, b, *, reduction, delta):
+    d = _difference(a, b)
+    size = xp.abs(d)
+    d *= d
+    d *= 0.5
+    with _quiet(xp):
+        loss = xp.where(size < delta, d, delta * (size - 0.5 * delta))
+    return _reduce_raw(xp, loss, reduction).astype(a.dtype, copy=False)
+
+
+@_huber_loss.grad
+def _huber_loss(g, a, b, reduction, delta, needs_input_grad):
+    # d/dd: d inside |d| < delta, delta * sign(d) outside
+    return _loss_grads((a - b).clamp(-delta, delta), g, a, reduction, needs_input_grad)
+
+
+def _promoted(input, target):
+    """Both operands in their common dtype (the fused losses' kernels take one dtype)."""
+    common = dt.result_type(input, target)
+    return input.to(common), target.to(common)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(input - target)^2, reduced."""
     input, target = _pair(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     _require_float("mse_cpu", input, target)
-    diff = input - target
     if weight is not None:
+        diff = input - target
         return _weighted(diff * diff, weight, input, reduction)
-    return _reduce(diff * diff, _valid_reduction(reduction))
+    return _mse_loss(*_promoted(input, target), reduction=_valid_reduction(reduction))
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -184,9 +267,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0:
         return _reduce((input - target).abs(), reduction)
     _require_float("smooth_l1_cpu", input, target)
-    diff = input - target
-    size = diff.abs()
-    return _reduce(where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta), reduction)
+    return _smooth_l1_loss(*_promoted(input, target), reduction=reduction, beta=float(beta))
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -197,12 +278,12 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _require_float("huber_cpu", input, target)
     if target.dtype is not input.dtype:  # torch's huber result has the input's dtype
         target = target.to(input.dtype)
-    diff = input - target
-    size = diff.abs()
-    loss = where(size < delta, 0.5 * diff * diff, delta * (size - 0.5 * delta))
     if weight is not None:
+        diff = input - target
+        size = diff.abs()
+        loss = where(size < delta, 0.5 * diff * diff, delta * (size - 0.5 * delta))
         return _weighted(loss, weight, input, reduction, mean_by_weight=False)
-    return _reduce(loss, _valid_reduction(reduction))
+    return _huber_loss(input, target, reduction=_valid_reduction(reduction), delta=float(delta))
 
 
 # ----------------------------------------------------------------------------------------------
