@@ -180,7 +180,9 @@ def _sum_leading(xp, a, dims):
         return None
     rows = _count(a.shape, dims)
     total = xp.ones(rows, dtype=a.dtype) @ a.reshape(rows, -1)
-    return total.reshape(a.shape[count:])
+    # a 1-d result is returned as made (not a reshaped view), so that the engine may hand it
+    # to a leaf as its .grad without a copy
+    return total if a.ndim - count == 1 else total.reshape(a.shape[count:])
 
 
 _BLAS_SUM_MIN = 1 << 14  # below this, a new ones vector and the call cost more than they save
