@@ -689,3 +689,52 @@ def test_lbfgs_stops_at_tolerance_grad():
 
         opt.step(closure)
         assert opt.state_dict()["state"] == {0: {"func_evals": 1, "n_iter": 0}}
+
+
+# ----------------------------------------------------------------------------------------------
+# large parameters: updates shared out over the thread pool
+
+
+LARGE = [(400, 500), (300, 400), (1000,), (7,)]  # 2 threads x SPLIT_ELEMENTS and more
+
+
+def _large_trajectory(m, name, kwargs, steps=4):
+    rng = np.random.default_rng(1)
+    params = [m.from_numpy(rng.standard_normal(shape).astype(np.float32)).requires_grad_()
+              for shape in LARGE]
+    opt = getattr(m.optim, name)(params, **kwargs)
+    out = []
+    for _ in range(steps):
+        for p in params:  # the same gradient in both libraries, from the current values
+            v = p.detach().numpy()
+            p.grad = m.from_numpy((np.sin(v) + 0.1 * v).astype(np.float32))
+        opt.step()
+        out.append([p.detach().numpy().copy() for p in params])
+    return out
+
+
+@pytest.fixture
+def two_threads():
+    before = ember.get_num_threads()
+    ember.set_num_threads(2)
+    yield
+    ember.set_num_threads(before)
+
+
+@pytest.mark.parametrize("name,kwargs", CONFIGS, ids=IDS)
+def test_large_parameters_updated_on_threads_match_torch(name, kwargs, two_threads):
+    assert_trajectories(_large_trajectory(ember, name, kwargs),
+                        _large_trajectory(torch, name, kwargs), "float32")
+
+
+def test_updates_are_shared_by_size_and_only_when_worth_it(two_threads):
+    from ember.optim.optimizer import _shares
+
+    def work(*shapes):
+        return [(ember.zeros(shape), {}, None) for shape in shapes]
+    shares = _shares(work(*LARGE))
+    assert len(shares) == 2
+    sizes = [sum(p.numel() for p, _, _ in share) for share in shares]
+    assert sorted(sizes) == [121007, 200000]  # the largest alone, the rest together
+    assert len(_shares(work((100, 100), (100, 100)))) == 1  # too small to pay
+    assert len(_shares(work((1000, 1000)))) == 1  # one parameter
