@@ -87,6 +87,31 @@ def test_sdpa_float32_against_torch():
     check(lambda m, q, k, v: sdpa(m)(q, k, v, is_causal=True), [q, k, v], rtol=1e-5, atol=1e-6)
 
 
+LARGE_Q, LARGE_KV = (8, 4, 72, 16), (8, 4, 128, 16)  # scores: 2 x SPLIT_ELEMENTS and more
+
+
+@pytest.mark.parametrize("mask", ["causal", "bool_per_batch", "bool_2d", "none"])
+def test_sdpa_large_scores_in_row_blocks_on_threads(mask):
+    """Scores this large run the masked softmax in row blocks on two threads, with the mask
+    cut alike (one per batch entry) or given whole (one for all)."""
+    q, k, v = (T(*shape).astype(np.float32) for shape in (LARGE_Q, LARGE_KV, LARGE_KV))
+    before = ember.get_num_threads()
+    ember.set_num_threads(2)
+    try:
+        if mask == "causal":
+            check(lambda m, q, k, v: sdpa(m)(q, k, v, is_causal=True), [q, k, v],
+                  rtol=1e-5, atol=1e-6)
+        elif mask == "none":
+            check(lambda m, q, k, v: sdpa(m)(q, k, v), [q, k, v], rtol=1e-5, atol=1e-6)
+        else:
+            shape = (8, 1, 72, 128) if mask == "bool_per_batch" else (72, 128)
+            hide = bool_mask(*shape, full_row=3)
+            check(lambda m, q, k, v, a: sdpa(m)(q, k, v, attn_mask=a), [q, k, v, hide],
+                  rtol=1e-5, atol=1e-6)
+    finally:
+        ember.set_num_threads(before)
+
+
 def test_sdpa_chunks_when_scores_are_large(monkeypatch):
     """Above CHUNK_BYTES the scores are built block by block; the results do not change."""
     q, k, v = (ember.from_numpy(T(2, 2, 16, 4)) for _ in range(3))

@@ -20,7 +20,10 @@ import math
 import warnings
 
 from ... import _dtype as dt
+from ..._parallel import row_split
+from ...autograd import grad_mode
 from .._op import op
+from .activation import _softmax_backward, _sum_along
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -28,23 +31,32 @@ CHUNK_BYTES = 64 * 2**20  # above this, scores are computed one block of query r
 
 
 @op("same", name="safe_softmax", node_name="SafeSoftmaxBackward0")
-def _safe_softmax(xp, a):
-    """softmax over the last dim; a row that is entirely -inf (fully masked) gives zeros."""
+@row_split()
+def _safe_softmax(xp, a, hide):
+    """softmax over the last dim of `a` with the positions where the bool `hide` (which
+    broadcasts) is True set to -inf first; a row that is entirely -inf (fully masked) gives
+    zeros. Masking here rather than by masked_fill saves that op's backward pass: the
+    softmax's gradient is already 0 where its output is. Like softmax's kernel, it runs in
+    row blocks on the thread pool with its sums as matrix-vector products."""
     if a.shape[-1] == 0:
         return a.copy()
-    top = a.max(axis=-1, keepdims=True)
+    e = a.copy() if hide is None else xp.where(hide, -xp.inf, a).astype(a.dtype, copy=False)
+    top = e.max(axis=-1, keepdims=True)
     top[top == -xp.inf] = 0  # keeps exp(-inf - top) = 0 instead of nan for masked rows
-    e = a - top
+    e -= top
     xp.exp(e, out=e)
-    total = e.sum(axis=-1, keepdims=True)
+    total = _sum_along(xp, e, e.ndim - 1)
     total[total == 0] = 1
-    e /= total
+    e *= 1 / total
     return e
 
 
 @_safe_softmax.grad
 def _safe_softmax(g, out):
-    return (out * (g - (g * out).sum(-1, keepdim=True)),)
+    # softmax's gradient, which gives fully masked rows (out = 0) a zero gradient as it is
+    if grad_mode.is_grad_enabled():
+        return out * (g - (g * out).sum(-1, keepdim=True)), None
+    return _softmax_backward(g, out, dim=out.ndim - 1), None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -89,11 +101,9 @@ def _attend(query, key, value, hide, add, causal, scale, dropout_p, first_row):
     if causal:  # key j is hidden from query row r when j > r
         rows, cols = scores.shape[-2:]
         hide = ones((rows, cols), dtype=dt.bool, device=scores.device).triu(first_row + 1)
-    if hide is not None:
-        scores = scores.masked_fill(hide, float("-inf"))
-    if add is not None:
+    if add is not None:  # (never together with hide: a bool mask or causal gives hide)
         scores = scores + add
-    weights = _safe_softmax(scores)
+    weights = _safe_softmax(scores, hide)
     if dropout_p > 0:
         from .dropout import dropout
 
