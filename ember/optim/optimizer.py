@@ -62,6 +62,7 @@ required = _Required()
 _FLAGS = {"maximize", "foreach", "differentiable", "capturable", "fused", "nesterov", "amsgrad",
           "centered", "decoupled_weight_decay"}
 
+
 def _shares(work):
     """The (param, state, step) updates dealt out as one list per thread, whole parameters
     each, largest first to the lightest list -- or one list where threads would not pay:
@@ -269,9 +270,12 @@ class Optimizer:
         def update(share):
             for p, state, step in share:
                 self._update(p._data, p.grad._data, state, group, step)
-        parallel_map(update, _shares(work))
+        try:
+            parallel_map(update, _shares(work))
+        finally:  # even a failed step may have changed any of them: graphs that saved one
+            for p, _, _ in work:  # must see it
+                p._vc.value += 1
         for p, state, _ in work:
-            p._vc.value += 1
             if state:
                 self.state[p] = state
 
