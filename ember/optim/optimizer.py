@@ -268,8 +268,9 @@ class Optimizer:
             work.append((p, state, step))
 
         def update(share):
-            for p, state, step in share:
-                self._update(p._data, p.grad._data, state, group, step)
+            with no_grad():  # grad mode is per thread: a pool thread's is on
+                for p, state, step in share:
+                    self._update(p._data, p.grad._data, state, group, step)
         try:
             parallel_map(update, _shares(work))
         finally:  # even a failed step may have changed any of them: graphs that saved one
