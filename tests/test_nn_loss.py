@@ -702,3 +702,31 @@ def test_regression_losses_broadcast_target_and_long_sums(name):
         check(lambda m, x, y: REGRESSION[name](m, x, y), [R(3, 4), R(4)])
     x = rng.standard_normal((50, 32, 256)).astype(np.float32)  # the bench's lstm loss shape
     check(lambda m, x, y: REGRESSION[name](m, x, y), [x, np.zeros_like(x) + 0.5], rtol=1e-5)
+
+
+BINARY = {
+    "bce": lambda m, x, y, **kw: F(m).binary_cross_entropy(x.sigmoid(), y, **kw),
+    "bce_weight": lambda m, x, y, **kw: F(m).binary_cross_entropy(
+        x.sigmoid(), y, weight=m.linspace(0.5, 2, 4, dtype=x.dtype), **kw),
+    "bce_logits": lambda m, x, y, **kw: F(m).binary_cross_entropy_with_logits(x, y, **kw),
+    "bce_logits_weights": lambda m, x, y, **kw: F(m).binary_cross_entropy_with_logits(
+        x, y, weight=m.linspace(0.5, 2, 4, dtype=x.dtype),
+        pos_weight=m.linspace(1, 3, 4, dtype=x.dtype), **kw),
+}
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name", list(BINARY))
+def test_binary_losses_reduce_inside_one_node_as_in_torch(name, reduction):
+    """torch's BCE ops weigh and reduce themselves: the loss's node is the op's own."""
+    torch = pytest.importorskip("torch")
+    x, y = R(3, 4), P(3, 4)
+    e = BINARY[name](ember, ember.tensor(x, requires_grad=True), ember.tensor(y),
+                     reduction=reduction)
+    t = BINARY[name](torch, torch.tensor(x, requires_grad=True), torch.tensor(y),
+                     reduction=reduction)
+    assert e.grad_fn.name() == type(t.grad_fn).__name__
+    ember_x = ember.from_numpy(x).requires_grad_()
+    ember_y = ember.from_numpy(y).requires_grad_()
+    f = lambda x, y: BINARY[name](ember, x, y, reduction=reduction)  # noqa: E731
+    assert ember.autograd.gradgradcheck(f, [ember_x, ember_y])

@@ -15,7 +15,8 @@ is not the composition's:
     nll_loss               -w[t] * x[t]; backward scatters into zeros
     binary_cross_entropy   logs clamped at -100; d/dx = (x - y) / max(x (1 - x), 1e-12)
     binary_cross_entropy_with_logits
-                           (1 - y) x + (1 + (pw - 1) y) log(1 + e^-x), overflow-free
+                           (1 - y) x + (1 + (pw - 1) y) log(1 + e^-x), overflow-free; both BCE
+                           ops weigh and reduce inside, so the loss is their node, as in torch
     ctc_loss               alpha recursion in log space; `ctc_loss_backward` runs the beta
                            recursion and returns torch's gradient (see its docstring)
 
@@ -185,11 +186,14 @@ def _difference(a, b):
     return _working(a) - b
 
 
+def _per_element(g, a, reduction):
+    """The gradient reaching each element of `a` from a loss reduced with `reduction`."""
+    return g / max(a.numel(), 1) if reduction == "mean" else g
+
+
 def _loss_grads(slope, g, a, reduction, needs_input_grad):
     """(d/da, d/db) from the loss's slope d loss_i / d a_i (d/db is its negative)."""
-    if reduction == "mean":
-        g = g / max(a.numel(), 1)
-    grad = slope * g
+    grad = slope * _per_element(g, a, reduction)
     return (grad if needs_input_grad[0] else None, -grad if needs_input_grad[1] else None)
 
 
@@ -597,9 +601,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 @op("none", name="binary_cross_entropy", node_name="BinaryCrossEntropyBackward0")
-def _binary_cross_entropy(xp, x, y):
-    """-(y log x + (1 - y) log(1 - x)), each log clamped at -100 so that x = 0 or 1 stays
-    finite."""
+def _binary_cross_entropy(xp, x, y, weight, *, reduction):
+    """-w (y log x + (1 - y) log(1 - x)), reduced, each log clamped at -100 so that x = 0 or 1
+    stays finite."""
     if not bool(((x >= 0) & (x <= 1)).all()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     if not bool(((y >= 0) & (y <= 1)).all()):
@@ -608,14 +612,20 @@ def _binary_cross_entropy(xp, x, y):
     with _quiet(xp):
         log_x = xp.maximum(xp.log(work), -100)
         log_1mx = xp.maximum(xp.log1p(-work), -100)
-        return ((y - 1) * log_1mx - y * log_x).astype(x.dtype, copy=False)
+        loss = (y - 1) * log_1mx - y * log_x
+        if weight is not None:
+            loss *= weight
+    return _reduce_raw(xp, loss, reduction).astype(x.dtype, copy=False)
 
 
 @_binary_cross_entropy.grad
-def _binary_cross_entropy(g, x, y, needs_input_grad):
+def _binary_cross_entropy(g, x, y, weight, reduction, needs_input_grad):
+    g = _per_element(g, x, reduction)
+    if weight is not None:
+        g = g * weight
     grad_x = g * (x - y) / ((1 - x) * x).clamp_min(1e-12) if needs_input_grad[0] else None
     grad_y = -g * x.logit() if needs_input_grad[1] else None
-    return grad_x, grad_y
+    return grad_x, grad_y, None
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -633,15 +643,14 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         if t is not None and t.dtype is not input.dtype:
             raise RuntimeError(f"Found dtype {dt.scalar_name(t.dtype)} but expected "
                                f"{dt.scalar_name(input.dtype)}")
-    loss = _binary_cross_entropy(input, target)
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    return _binary_cross_entropy(input, target, weight, reduction=reduction)
 
 
 @op("float", name="binary_cross_entropy_with_logits",
     node_name="BinaryCrossEntropyWithLogitsBackward0")
-def _bce_with_logits(xp, x, y, pos_weight):
-    """(1 - y) x + (1 + (pw - 1) y) softplus(-x), with softplus(-x) = max(-x, 0) +
-    log1p(exp(-|x|)): exp never sees a positive argument."""
+def _bce_with_logits(xp, x, y, pos_weight, weight, *, reduction):
+    """w ((1 - y) x + (1 + (pw - 1) y) softplus(-x)), reduced, with softplus(-x) = max(-x, 0)
+    + log1p(exp(-|x|)): exp never sees a positive argument."""
     work = _working(x)
     with _quiet(xp):
         softplus_neg = xp.maximum(-work, 0) + xp.log1p(xp.exp(-xp.abs(work)))
@@ -649,18 +658,23 @@ def _bce_with_logits(xp, x, y, pos_weight):
             loss = (1 - y) * work + softplus_neg
         else:
             loss = (1 - y) * work + ((pos_weight - 1) * y + 1) * softplus_neg
-    return loss.astype(x.dtype, copy=False)
+        if weight is not None:
+            loss *= weight
+    return _reduce_raw(xp, loss, reduction).astype(x.dtype, copy=False)
 
 
 @_bce_with_logits.grad
-def _bce_with_logits(g, x, y, pos_weight, needs_input_grad):
+def _bce_with_logits(g, x, y, pos_weight, weight, reduction, needs_input_grad):
+    g = _per_element(g, x, reduction)
+    if weight is not None:
+        g = g * weight
     if pos_weight is None:
         grad_y = -g * x if needs_input_grad[1] else None
-        return g * (x.sigmoid() - y), grad_y, None
+        return g * (x.sigmoid() - y), grad_y, None, None
     log_weight = (pos_weight - 1) * y + 1
     grad_x = g * (log_weight * x.sigmoid() - pos_weight * y)
     grad_y = -g * (x + (pos_weight - 1) * _log_sigmoid(x)) if needs_input_grad[1] else None
-    return grad_x, grad_y, None
+    return grad_x, grad_y, None, None
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
@@ -676,12 +690,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                            f"{dt.scalar_name(target.dtype)}")
     _refuse_grad("binary_cross_entropy_with_logits", "weight", weight)
     _refuse_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
-    loss = _bce_with_logits(input, target, pos_weight)
-    if weight is not None:
-        loss = loss * weight
-    if loss.dtype is not target.dtype:  # torch accumulates in place into a target-typed buffer
-        loss = loss.to(target.dtype)
-    return _reduce(loss, reduction)
+    if all(t is None or t.dtype is target.dtype for t in (input, pos_weight, weight)):
+        return _bce_with_logits(input, target, pos_weight, weight, reduction=reduction)
+    # mixed dtypes: torch accumulates the loss in place into a target-typed buffer, so the
+    # elements are rounded to the target's dtype before they are reduced
+    loss = _bce_with_logits(input, target, pos_weight, weight, reduction="none")
+    return _reduce(loss.to(target.dtype), reduction)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
