@@ -402,7 +402,14 @@ def test_grad_fn_names_match_torch():
                lambda m, x: m.where(x > 0, x, 0.0), lambda m, x: m.maximum(x, x.flip(0)),
                lambda m, x: m.div(x, 2, rounding_mode="floor"), lambda m, x: x.sigmoid(),
                lambda m, x: m.float_power(x, 2), lambda m, x: m.square(x),
-               lambda m, x: m.atan2(x, x), lambda m, x: m.lerp(x, x, 0.5)):
+               lambda m, x: m.atan2(x, x), lambda m, x: m.lerp(x, x, 0.5),
+               # the overloads torch names apart
+               lambda m, x: x.clamp(-0.5, 0.5), lambda m, x: x.clamp(min=x.flip(0)),
+               lambda m, x: x.clamp_min(0.1), lambda m, x: x.clamp_max(x.flip(0)),
+               lambda m, x: m.clip(x, max=0.2), lambda m, x: 1 - x, lambda m, x: 2.5 - x,
+               lambda m, x: m.rsub(x, 1), lambda m, x: m.rsub(x, x.flip(0)),
+               lambda m, x: x - x.flip(0), lambda m, x: x[None, :, None].squeeze(),
+               lambda m, x: x[None].squeeze(0), lambda m, x: x[None, :, None].squeeze((0, 2))):
         e = fn(ember, to_ember(F, True))
         t = fn(torch, to_torch(F, True))
         assert e.grad_fn.name() == t.grad_fn.name()

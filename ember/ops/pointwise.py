@@ -424,7 +424,28 @@ def _clamp_rule(g, a, lo, hi, needs_input_grad):
     return ga, glo, ghi
 
 
+# torch names the node after the overload: number bounds (ClampBackward1) or tensor bounds
+# (ClampBackward0), and clamp_min / clamp_max have nodes of their own
 _clamp = defop("clamp", "arith", _clamp_kernel, _clamp_rule)
+_clamp_scalar = defop("clamp_scalar", "arith", _clamp_kernel, _clamp_rule,
+                      node_name="ClampBackward1")
+_clamp_min = defop("clamp_min", "arith", _clamp_kernel, _clamp_rule)
+_clamp_min_tensor = defop("clamp_min_tensor", "arith", _clamp_kernel, _clamp_rule,
+                          node_name="ClampMinBackward1")
+_clamp_max = defop("clamp_max", "arith", _clamp_kernel, _clamp_rule)
+_clamp_max_tensor = defop("clamp_max_tensor", "arith", _clamp_kernel, _clamp_rule,
+                          node_name="ClampMaxBackward1")
+
+
+def _clamp_op(min, max):
+    """The clamp op for these bounds (only the node's name differs)."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp
+    return _clamp_scalar
+
+
+def _one_sided(op, tensor_op, bound):
+    return tensor_op if isinstance(bound, Tensor) else op
 
 
 def _clamp_bounds(min, max):
@@ -438,33 +459,39 @@ def _clamp_bounds(min, max):
 def clamp(input, min=None, max=None, *, out=None):
     """Clamp each element into [min, max]; bounds are numbers or (broadcast) tensors."""
     _clamp_bounds(min, max)
-    return _into(out, _clamp(input, min, max), "clamp")
+    return _into(out, _clamp_op(min, max)(input, min, max), "clamp")
 
 
 @export(function=False, method=True)
 def clamp_(self, min=None, max=None):
     _clamp_bounds(min, max)
-    return _clamp.inplace(self, min, max)
+    return _clamp_op(min, max).inplace(self, min, max)
 
 
 @export(method=True)
 def clamp_min(input, min, *, out=None):
-    return clamp(input, min, None, out=out)
+    _clamp_bounds(min, None)
+    return _into(out, _one_sided(_clamp_min, _clamp_min_tensor, min)(input, min, None),
+                 "clamp_min")
 
 
 @export(method=True)
 def clamp_max(input, max, *, out=None):
-    return clamp(input, None, max, out=out)
+    _clamp_bounds(None, max)
+    return _into(out, _one_sided(_clamp_max, _clamp_max_tensor, max)(input, None, max),
+                 "clamp_max")
 
 
 @export(function=False, method=True)
 def clamp_min_(self, min):
-    return clamp_(self, min, None)
+    _clamp_bounds(min, None)
+    return _one_sided(_clamp_min, _clamp_min_tensor, min).inplace(self, min, None)
 
 
 @export(function=False, method=True)
 def clamp_max_(self, max):
-    return clamp_(self, None, max)
+    _clamp_bounds(None, max)
+    return _one_sided(_clamp_max, _clamp_max_tensor, max).inplace(self, None, max)
 
 
 export(clamp, name="clip", method=True)
@@ -722,10 +749,21 @@ def sub(input, other, *, alpha=1, out=None):
     return _into(out, op(input, other, **attrs), "sub")
 
 
+# `number - tensor` and torch.rsub: torch's node is RsubBackward1 for a number, RsubBackward0
+# for a tensor (a plain `a - b` of two tensors is SubBackward0)
+_rsub = defop("rsub", "arith", lambda xp, a, b: b - a,
+              lambda g, needs_input_grad: (-g, g if needs_input_grad[1] else None))
+_rsub_scalar = defop("rsub_scalar", "arith", lambda xp, a, b: b - a, lambda g: (-g, None),
+                     node_name="RsubBackward1")
+
+
 @export
 def rsub(input, other, *, alpha=1):
     """other - alpha * input."""
-    return sub(other, input, alpha=alpha)
+    if alpha != 1 or _is_bool(input) or _is_bool(other) or not isinstance(input, Tensor):
+        return sub(other, input, alpha=alpha)
+    _check_operands("rsub", input, other, "either")
+    return (_rsub if isinstance(other, Tensor) else _rsub_scalar)(input, other)
 
 
 @export(function=False, method=True)
@@ -855,7 +893,8 @@ def _operator(name, tensor_op, scalar_op, full, reflected=False, no_bools=False)
 _operator("__add__", _add, _add, add)
 _operator("__radd__", _add, _add, add, reflected=True)
 _operator("__sub__", _sub, _sub, sub, no_bools=True)
-_operator("__rsub__", _sub, _sub, sub, reflected=True, no_bools=True)
+_operator("__rsub__", _sub, lambda number, tensor: _rsub_scalar(tensor, number), sub,
+          reflected=True, no_bools=True)
 _operator("__mul__", _mul, _mul_scalar, mul)
 _operator("__rmul__", _mul, lambda number, tensor: _mul_scalar(tensor, number), mul,
           reflected=True)

@@ -511,8 +511,20 @@ def unsqueeze(input, dim):
     return _unsqueeze(input, dim=wrap_dim(dim, input.ndim + 1))
 
 
-_squeeze = defop("squeeze", "none", lambda xp, a, *, dims: xp.squeeze(a, dims),
-                 lambda g, a_shape: (g.reshape(a_shape),), view=True)
+def _squeeze_kernel(xp, a, *, dims):
+    return xp.squeeze(a, dims)
+
+
+def _squeeze_rule(g, a_shape):
+    return (g.reshape(a_shape),)
+
+
+# torch names the node after the overload: squeeze(), squeeze(int), squeeze(tuple of ints)
+_squeeze = defop("squeeze", "none", _squeeze_kernel, _squeeze_rule, view=True)
+_squeeze_dim = defop("squeeze_dim", "none", _squeeze_kernel, _squeeze_rule, view=True,
+                     node_name="SqueezeBackward1")
+_squeeze_dims = defop("squeeze_dims", "none", _squeeze_kernel, _squeeze_rule, view=True,
+                      node_name="SqueezeBackward2")
 
 
 @export(method=True)
@@ -521,9 +533,10 @@ def squeeze(input, dim=None):
     shape = input.shape
     if dim is None:
         dims = tuple(i for i, n in enumerate(shape) if n == 1)
-    else:
-        dims = tuple(d for d in wrap_dims(dim, input.ndim) if shape[d] == 1)
-    return _squeeze(input, dims=dims)
+        return _squeeze(input, dims=dims)
+    dims = tuple(d for d in wrap_dims(dim, input.ndim) if shape[d] == 1)
+    op = _squeeze_dims if isinstance(dim, (tuple, list)) else _squeeze_dim
+    return op(input, dims=dims)
 
 
 def _at_least(ndim, t):
