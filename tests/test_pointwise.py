@@ -409,7 +409,9 @@ def test_grad_fn_names_match_torch():
                lambda m, x: m.clip(x, max=0.2), lambda m, x: 1 - x, lambda m, x: 2.5 - x,
                lambda m, x: m.rsub(x, 1), lambda m, x: m.rsub(x, x.flip(0)),
                lambda m, x: x - x.flip(0), lambda m, x: x[None, :, None].squeeze(),
-               lambda m, x: x[None].squeeze(0), lambda m, x: x[None, :, None].squeeze((0, 2))):
+               lambda m, x: x[None].squeeze(0), lambda m, x: x[None, :, None].squeeze((0, 2)),
+               lambda m, x: x.split(1)[0], lambda m, x: x.chunk(2)[1],
+               lambda m, x: x.split([1, x.shape[0] - 1])[0]):
         e = fn(ember, to_ember(F, True))
         t = fn(torch, to_torch(F, True))
         assert e.grad_fn.name() == t.grad_fn.name()

@@ -668,10 +668,15 @@ def _split_kernel(xp, a, *, dim, bounds):
     return tuple(a[_dim_index(dim, slice(start, stop))] for start, stop in bounds)
 
 
-_split = defop("split", "none", _split_kernel,
-               lambda g, a_shape, dim, bounds: _scatter_back(_split, g, a_shape, dim=dim,
-                                                             bounds=bounds),
-               view=True, node_name="SplitWithSizesBackward0")
+def _split_rule(g, a_shape, dim, bounds):
+    return _scatter_back(_split, g, a_shape, dim=dim, bounds=bounds)
+
+
+_split = defop("split", "none", _split_kernel, _split_rule, view=True,
+               node_name="SplitWithSizesBackward0")
+# split(int) and chunk: the same op under the node name torch gives that overload
+_split_even = defop("split_even", "none", _split_kernel, _split_rule, view=True,
+                    node_name="SplitBackward0")
 
 
 def _need_dims(input, name):
@@ -719,13 +724,13 @@ def narrow_copy(input, dim, start, length):
     return narrow(input, dim, start, length).clone()
 
 
-def _pieces(input, dim, sizes):
+def _pieces(input, dim, sizes, op=_split):
     """Consecutive pieces of the given sizes along `dim` (views)."""
     bounds, start = [], 0
     for size in sizes:
         bounds.append((start, start + size))
         start += size
-    return _split(input, dim=dim, bounds=tuple(bounds))
+    return op(input, dim=dim, bounds=tuple(bounds))
 
 
 @export(method=True)
@@ -752,7 +757,7 @@ def split(tensor, split_size_or_sections, dim=0):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {n}")
     count = builtins.max(-(-n // size), 1) if size else 1
-    return _pieces(tensor, dim, [size] * (count - 1) + [n - size * (count - 1)])
+    return _pieces(tensor, dim, [size] * (count - 1) + [n - size * (count - 1)], _split_even)
 
 
 @export(method=True)
