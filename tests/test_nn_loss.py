@@ -652,17 +652,20 @@ REGRESSION = {
 }
 
 
+def _loss_nodes(fn, x, y, reduction):
+    """The loss's grad_fn in ember, and its name in torch (x wants a gradient, y does not)."""
+    torch = pytest.importorskip("torch")
+    e = fn(ember, ember.tensor(x, requires_grad=True), ember.tensor(y), reduction=reduction)
+    t = fn(torch, torch.tensor(x, requires_grad=True), torch.tensor(y), reduction=reduction)
+    return e.grad_fn, type(t.grad_fn).__name__
+
+
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("name", list(REGRESSION))
 def test_regression_losses_are_one_node_named_as_in_torch(name, reduction):
-    torch = pytest.importorskip("torch")
-    x, y = R(3, 4), R(3, 4)
-    e = REGRESSION[name](ember, ember.tensor(x, requires_grad=True), ember.tensor(y),
-                         reduction=reduction)
-    t = REGRESSION[name](torch, torch.tensor(x, requires_grad=True), torch.tensor(y),
-                         reduction=reduction)
-    assert e.grad_fn.name() == type(t.grad_fn).__name__
-    assert e.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    node, torch_name = _loss_nodes(REGRESSION[name], R(3, 4), R(3, 4), reduction)
+    assert node.name() == torch_name
+    assert node.next_functions[0][0].name() == "AccumulateGrad"
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -719,13 +722,9 @@ BINARY = {
 @pytest.mark.parametrize("name", list(BINARY))
 def test_binary_losses_reduce_inside_one_node_as_in_torch(name, reduction):
     """torch's BCE ops weigh and reduce themselves: the loss's node is the op's own."""
-    torch = pytest.importorskip("torch")
     x, y = R(3, 4), P(3, 4)
-    e = BINARY[name](ember, ember.tensor(x, requires_grad=True), ember.tensor(y),
-                     reduction=reduction)
-    t = BINARY[name](torch, torch.tensor(x, requires_grad=True), torch.tensor(y),
-                     reduction=reduction)
-    assert e.grad_fn.name() == type(t.grad_fn).__name__
+    node, torch_name = _loss_nodes(BINARY[name], x, y, reduction)
+    assert node.name() == torch_name
     ember_x = ember.from_numpy(x).requires_grad_()
     ember_y = ember.from_numpy(y).requires_grad_()
     f = lambda x, y: BINARY[name](ember, x, y, reduction=reduction)  # noqa: E731
