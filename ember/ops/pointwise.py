@@ -437,15 +437,9 @@ _clamp_max_tensor = defop("clamp_max_tensor", "arith", _clamp_kernel, _clamp_rul
                           node_name="ClampMaxBackward1")
 
 
-def _clamp_op(min, max):
-    """The clamp op for these bounds (only the node's name differs)."""
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return _clamp
-    return _clamp_scalar
-
-
-def _one_sided(op, tensor_op, bound):
-    return tensor_op if isinstance(bound, Tensor) else op
+def _by_bounds(number_op, tensor_op, *bounds):
+    """The op of the pair for these bounds (the two differ only in their node's name)."""
+    return tensor_op if any(isinstance(b, Tensor) for b in bounds) else number_op
 
 
 def _clamp_bounds(min, max):
@@ -459,39 +453,39 @@ def _clamp_bounds(min, max):
 def clamp(input, min=None, max=None, *, out=None):
     """Clamp each element into [min, max]; bounds are numbers or (broadcast) tensors."""
     _clamp_bounds(min, max)
-    return _into(out, _clamp_op(min, max)(input, min, max), "clamp")
+    return _into(out, _by_bounds(_clamp_scalar, _clamp, min, max)(input, min, max), "clamp")
 
 
 @export(function=False, method=True)
 def clamp_(self, min=None, max=None):
     _clamp_bounds(min, max)
-    return _clamp_op(min, max).inplace(self, min, max)
+    return _by_bounds(_clamp_scalar, _clamp, min, max).inplace(self, min, max)
 
 
 @export(method=True)
 def clamp_min(input, min, *, out=None):
     _clamp_bounds(min, None)
-    return _into(out, _one_sided(_clamp_min, _clamp_min_tensor, min)(input, min, None),
+    return _into(out, _by_bounds(_clamp_min, _clamp_min_tensor, min)(input, min, None),
                  "clamp_min")
 
 
 @export(method=True)
 def clamp_max(input, max, *, out=None):
     _clamp_bounds(None, max)
-    return _into(out, _one_sided(_clamp_max, _clamp_max_tensor, max)(input, None, max),
+    return _into(out, _by_bounds(_clamp_max, _clamp_max_tensor, max)(input, None, max),
                  "clamp_max")
 
 
 @export(function=False, method=True)
 def clamp_min_(self, min):
     _clamp_bounds(min, None)
-    return _one_sided(_clamp_min, _clamp_min_tensor, min).inplace(self, min, None)
+    return _by_bounds(_clamp_min, _clamp_min_tensor, min).inplace(self, min, None)
 
 
 @export(function=False, method=True)
 def clamp_max_(self, max):
     _clamp_bounds(None, max)
-    return _one_sided(_clamp_max, _clamp_max_tensor, max).inplace(self, None, max)
+    return _by_bounds(_clamp_max, _clamp_max_tensor, max).inplace(self, None, max)
 
 
 export(clamp, name="clip", method=True)
@@ -752,7 +746,8 @@ def sub(input, other, *, alpha=1, out=None):
 # `number - tensor` and torch.rsub: torch's node is RsubBackward1 for a number, RsubBackward0
 # for a tensor (a plain `a - b` of two tensors is SubBackward0)
 _rsub = defop("rsub", "arith", lambda xp, a, b: b - a,
-              lambda g, needs_input_grad: (-g, g if needs_input_grad[1] else None))
+              lambda g, needs_input_grad: (-g if needs_input_grad[0] else None,
+                                           g if needs_input_grad[1] else None))
 _rsub_scalar = defop("rsub_scalar", "arith", lambda xp, a, b: b - a, lambda g: (-g, None),
                      node_name="RsubBackward1")
 

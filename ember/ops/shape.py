@@ -669,6 +669,7 @@ def _split_kernel(xp, a, *, dim, bounds):
 
 
 def _split_rule(g, a_shape, dim, bounds):
+    # both split ops scatter back through `_split` (see _view_scatter_kernel)
     return _scatter_back(_split, g, a_shape, dim=dim, bounds=bounds)
 
 

@@ -186,9 +186,12 @@ def _difference(a, b):
     return _working(a) - b
 
 
-def _per_element(g, a, reduction):
-    """The gradient reaching each element of `a` from a loss reduced with `reduction`."""
-    return g / max(a.numel(), 1) if reduction == "mean" else g
+def _per_element(g, a, reduction, weight=None):
+    """The gradient reaching each element of `a` from a loss reduced with `reduction` (and
+    weighed by `weight`)."""
+    if reduction == "mean":
+        g = g / max(a.numel(), 1)
+    return g if weight is None else g * weight
 
 
 def _loss_grads(slope, g, a, reduction, needs_input_grad):
@@ -620,9 +623,7 @@ def _binary_cross_entropy(xp, x, y, weight, *, reduction):
 
 @_binary_cross_entropy.grad
 def _binary_cross_entropy(g, x, y, weight, reduction, needs_input_grad):
-    g = _per_element(g, x, reduction)
-    if weight is not None:
-        g = g * weight
+    g = _per_element(g, x, reduction, weight)
     grad_x = g * (x - y) / ((1 - x) * x).clamp_min(1e-12) if needs_input_grad[0] else None
     grad_y = -g * x.logit() if needs_input_grad[1] else None
     return grad_x, grad_y, None
@@ -665,9 +666,7 @@ def _bce_with_logits(xp, x, y, pos_weight, weight, *, reduction):
 
 @_bce_with_logits.grad
 def _bce_with_logits(g, x, y, pos_weight, weight, reduction, needs_input_grad):
-    g = _per_element(g, x, reduction)
-    if weight is not None:
-        g = g * weight
+    g = _per_element(g, x, reduction, weight)
     if pos_weight is None:
         grad_y = -g * x if needs_input_grad[1] else None
         return g * (x.sigmoid() - y), grad_y, None, None
