@@ -13,6 +13,7 @@ kernel of a single pass (relu) gains nothing, and neither do many small blocks p
 
 `ember.set_num_threads` / `ember.get_num_threads` are torch's API for the thread count.
 """
+import contextlib
 import functools
 import os
 import threading
@@ -22,7 +23,8 @@ from numpy import ndarray as _ndarray
 
 from ._blas import thread_control
 
-__all__ = ["get_num_threads", "set_num_threads", "parallel_map", "blocks", "row_split"]
+__all__ = ["get_num_threads", "set_num_threads", "parallel_map", "blocks", "row_split",
+           "one_blas_thread"]
 
 
 def _default_threads():
@@ -141,6 +143,16 @@ def _blas_restore():
         _regions -= 1
         if _regions == 0:
             _blas[1](_blas_threads_before)
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """OpenBLAS on one thread inside the block (the other core works for someone else)."""
+    _blas_to_one_thread()
+    try:
+        yield
+    finally:
+        _blas_restore()
 
 
 # row_split gives each thread at least this many elements (measured: gelu on 2M float32

@@ -25,6 +25,10 @@ b_hn)). Read next: `ember/nn/modules/rnn.py` (the modules), `ember/nn/utils/rnn.
 """
 import functools
 
+import numpy
+
+from ... import _helper
+from ... import _shared_memory as shared_memory
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from .._op import op
@@ -37,29 +41,35 @@ __all__ = []
 
 
 @functools.lru_cache(maxsize=512)
-def _plan(batch_sizes, reverse):
+def _plan(batch_sizes, reverse, lo=0, hi=None):
     """(steps, last, n): steps = ((rows, prev), ...) in visiting order, where `rows` is the
     slice a step writes and `prev` the slices (one or two) holding its previous state; `last`
-    the slices holding each sequence's final state, in batch order; n the number of rows."""
+    the slices holding each sequence's final state, in batch order; n the number of rows.
+
+    With `lo`, `hi` the steps cover only sequences lo..hi-1 of the batch (the half that one
+    process walks); `last` and `n` are always the whole batch's."""
     offsets = [0]
     for size in batch_sizes:
         offsets.append(offsets[-1] + size)
     n = offsets[-1]
     count = len(batch_sizes)
+    hi = batch_sizes[0] if hi is None and count else hi
     steps = []
     for t in (range(count - 1, -1, -1) if reverse else range(count)):
-        size = batch_sizes[t]
-        rows = slice(offsets[t], offsets[t] + size)
-        if not reverse:  # the batch only shrinks: the previous step's first `size` rows
+        size = min(batch_sizes[t], hi) - lo  # this step's sequences in the part
+        if size <= 0:
+            continue
+        rows = slice(offsets[t] + lo, offsets[t] + lo + size)
+        if not reverse:  # the batch only shrinks: the previous step's rows, same sequences
             before = offsets[t - 1] if t else n
-            prev = (slice(before, before + size),)
+            prev = (slice(before + lo, before + lo + size),)
         else:  # the batch only grows: last step's rows, then newly starting sequences
             known = batch_sizes[t + 1] if t + 1 < count else 0
             prev = ()
-            if known:
-                prev += (slice(offsets[t + 1], offsets[t + 1] + known),)
-            if size > known:
-                prev += (slice(n + known, n + size),)
+            if min(known, hi) > lo:
+                prev += (slice(offsets[t + 1] + lo, offsets[t + 1] + min(known, hi)),)
+            if lo + size > max(known, lo):
+                prev += (slice(n + max(known, lo), n + lo + size),)
         steps.append((rows, prev))
     if reverse:  # every sequence ends at t = 0
         last = (slice(0, batch_sizes[0]),) if count else ()
@@ -86,9 +96,10 @@ def _scatter_add(ext, pieces, values):
         start = stop
 
 
-def _extended(xp, n, init):
-    """An (n + B, H) state buffer whose last B rows are the initial state."""
-    ext = xp.empty((n + init.shape[0], init.shape[1]), dtype=init.dtype)
+def _extended(empty, n, init):
+    """An (n + B, H) state buffer, from `empty(shape, dtype)`, whose last B rows are the
+    initial state."""
+    ext = empty((n + init.shape[0], init.shape[1]), init.dtype)
     ext[n:] = init
     return ext
 
@@ -125,15 +136,31 @@ def _lstm_layer(xp, xw, h0, c0, w_hh, w_hr, *, batch_sizes, reverse):
     """Outputs: h for every row, final h, final c, and for the backward the activated gates
     (i, f, g, o) of every row and the cell states in the extended row space."""
     steps, last, n = _plan(batch_sizes, reverse)
-    hidden = c0.shape[1]
-    h_ext = _extended(xp, n, h0)
-    c_ext = _extended(xp, n, c0)
-    scale, shift = _lstm_gate_affine(xp, hidden, xw.dtype)
-    # the scale folded into the inputs once; W_hh^T contiguous: small-batch GEMMs against it
-    # measured ~2x faster than against a transposed view
-    w_hh_t = xp.multiply(w_hh.T, scale, out=xp.empty(w_hh.T.shape, dtype=w_hh.dtype))
-    acts = xw * scale
-    tanh_c = xp.empty_like(c0)
+    split = _splits(xp, batch_sizes, w_hh)
+    empty = shared_memory.empty if split else xp.empty
+    h_ext = _extended(empty, n, h0)
+    c_ext = _extended(empty, n, c0)
+    scale, shift = _lstm_gate_affine(xp, c0.shape[1], xw.dtype)
+    # the scale folded into the inputs once. W_hh^T is made contiguous for the whole batch on
+    # two BLAS threads (its GEMMs measured 10% faster against it than against a transposed
+    # view, which repays the transposing copy); one BLAS thread runs as fast on the view.
+    if split:
+        w_hh_t = xp.multiply(w_hh, scale[:, None], out=empty(w_hh.shape, w_hh.dtype)).T
+    else:
+        w_hh_t = xp.multiply(w_hh.T, scale, out=empty(w_hh.T.shape, w_hh.dtype))
+    acts = xp.multiply(xw, scale, out=empty(xw.shape, xw.dtype))
+    if split and w_hr is not None:
+        w_hr = _shared_copy(w_hr)
+    _walk(_lstm_steps, xp, split, batch_sizes, reverse,
+          (acts, h_ext, c_ext, w_hh_t, w_hr, scale, shift))
+    return h_ext[:n], _final(xp, h_ext, last), _final(xp, c_ext, last), acts, c_ext
+
+
+def _lstm_steps(xp, part, acts, h_ext, c_ext, w_hh_t, w_hr, scale, shift):
+    """The forward recurrence over the steps of `part` (the whole batch or one half)."""
+    steps = _plan(*part)[0]
+    hidden = c_ext.shape[1]
+    tanh_c = xp.empty((c_ext.shape[0] - acts.shape[0], hidden), dtype=c_ext.dtype)
     for rows, prev in steps:
         gates = acts[rows]
         gates += _gather(xp, h_ext, prev) @ w_hh_t
@@ -149,7 +176,6 @@ def _lstm_layer(xp, xw, h0, c0, w_hh, w_hr, *, batch_sizes, reverse):
             xp.multiply(o, tc, out=h_ext[rows])
         else:
             h_ext[rows] = (o * tc) @ w_hr.T
-    return h_ext[:n], _final(xp, h_ext, last), _final(xp, c_ext, last), acts, c_ext
 
 
 @_lstm_layer.grad
@@ -168,14 +194,32 @@ def _lstm_layer_backward(xp, g_out, g_hn, g_cn, h0, w_hh, w_hr, hs, acts, c_ext,
                          batch_sizes, reverse):
     """Backpropagation through time -> (d xw, d h0, d c0, d W_hh[, d W_hr])."""
     steps, last, n = _plan(batch_sizes, reverse)
-    hidden = c_ext.shape[1]
-    dh_ext = _extended(xp, n, xp.zeros_like(h0))  # row r: dLoss/dh_r, complete when r is visited
+    # split as the forward did: its saved arrays are where the helper can see them
+    split = _splits(xp, batch_sizes, w_hh) and shared_memory.where(acts) is not None
+    empty = shared_memory.empty if split else xp.empty
+    dh_ext = _extended(empty, n, xp.zeros_like(h0))  # row r: dLoss/dh_r, final once visited
     dh_ext[:n] = g_out
     _scatter_add(dh_ext, last, g_hn)
-    dc_ext = xp.zeros_like(c_ext)
+    dc_ext = empty(c_ext.shape, c_ext.dtype)
+    dc_ext[...] = 0
     _scatter_add(dc_ext, last, g_cn)
-    tanh_c = xp.tanh(c_ext[:n])
-    d_gates = xp.empty_like(acts)
+    tanh_c = xp.tanh(c_ext[:n], out=empty((n, c_ext.shape[1]), c_ext.dtype))
+    d_gates = empty(acts.shape, acts.dtype)
+    w = (_shared_copy(w_hh), w_hr if w_hr is None else _shared_copy(w_hr)) if split else \
+        (w_hh, w_hr)
+    _walk(_lstm_steps_backward, xp, split, batch_sizes, reverse,
+          (acts, c_ext, tanh_c, dh_ext, dc_ext, d_gates) + w)
+    grads = (d_gates, dh_ext[n:], dc_ext[n:], d_gates.T @ _previous(xp, hs, h0, steps))
+    if w_hr is not None:  # h_r = (o * tanh c)_r @ W_hr^T, so dW_hr = sum_r dh_r^T (o tanh c)_r
+        hidden = c_ext.shape[1]
+        grads += (dh_ext[:n].T @ (acts[:, 3 * hidden:] * tanh_c),)
+    return grads
+
+
+def _lstm_steps_backward(xp, part, acts, c_ext, tanh_c, dh_ext, dc_ext, d_gates, w_hh, w_hr):
+    """The backward recurrence over the steps of `part` (the whole batch or one half)."""
+    steps = _plan(*part)[0]
+    hidden = c_ext.shape[1]
     for rows, prev in reversed(steps):
         i, f, g, o = (acts[rows, k * hidden:(k + 1) * hidden] for k in range(4))
         tc = tanh_c[rows]
@@ -188,10 +232,41 @@ def _lstm_layer_backward(xp, g_out, g_hn, g_cn, h0, w_hh, w_hr, hs, acts, c_ext,
         xp.multiply(dh * tc, o * (1 - o), out=d[:, 3 * hidden:])
         _scatter_add(dh_ext, prev, d @ w_hh)
         _scatter_add(dc_ext, prev, dc * f)
-    grads = (d_gates, dh_ext[n:], dc_ext[n:], d_gates.T @ _previous(xp, hs, h0, steps))
-    if w_hr is not None:  # h_r = (o * tanh c)_r @ W_hr^T, so dW_hr = sum_r dh_r^T (o tanh c)_r
-        grads += (dh_ext[:n].T @ (acts[:, 3 * hidden:] * tanh_c),)
-    return grads
+
+
+# ----------------------------------------------------------------------------------------------
+# two processes: each walks half the batch
+
+
+# A layer shares its batch with the helper process when its recurrent GEMMs come to at least
+# this many multiply-adds (~1 ms of work at the rates measured here): a smaller one would not
+# repay the hand-off. The walks of the two halves touch disjoint rows of the shared arrays.
+SPLIT_MACS = 1 << 26
+
+
+def _splits(xp, batch_sizes, w_hh):
+    return xp is numpy and len(batch_sizes) > 0 and batch_sizes[0] >= 2 and \
+        sum(batch_sizes) * w_hh.shape[0] * w_hh.shape[1] >= SPLIT_MACS and _helper.usable()
+
+
+def _shared_copy(a):
+    copy = shared_memory.empty(a.shape, a.dtype)
+    copy[...] = a
+    return copy
+
+
+def _walk(fn, xp, split, batch_sizes, reverse, arrays):
+    """fn(xp, part, *arrays) over the whole batch, or over its two halves side by side, one
+    in the helper process. A part is `_plan`'s arguments (small to send; each process keeps
+    its own cache of plans)."""
+    whole = ((batch_sizes, reverse),) + arrays
+    if not split:
+        fn(xp, *whole)
+        return
+    size = batch_sizes[0]
+    mine = ((batch_sizes, reverse, 0, size // 2),) + arrays
+    theirs = ((batch_sizes, reverse, size // 2, size),) + arrays
+    _helper.side_by_side(fn, xp, mine, theirs, whole)
 
 
 def _previous(xp, hs, h0, steps):
@@ -214,7 +289,7 @@ def _gru_layer(xp, xw, h0, w_hh, b_hh, *, batch_sizes, reverse):
     row and the hidden part of the n gate (h W_n^T + b_n)."""
     steps, last, n = _plan(batch_sizes, reverse)
     hidden = h0.shape[1]
-    h_ext = _extended(xp, n, h0)
+    h_ext = _extended(xp.empty, n, h0)
     acts = xp.empty_like(xw)
     hidden_n = xp.empty((n, hidden), dtype=xw.dtype)
     w_hh_t = xp.ascontiguousarray(w_hh.T)  # small-batch GEMMs: ~2x faster than a T view
@@ -252,7 +327,7 @@ def _gru_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, acts, hidden_n, *, batch_
     """Backpropagation through time -> (d xw, d h0, d W_hh, d b_hh)."""
     steps, last, n = _plan(batch_sizes, reverse)
     hidden = h0.shape[1]
-    dh_ext = _extended(xp, n, xp.zeros_like(h0))
+    dh_ext = _extended(xp.empty, n, xp.zeros_like(h0))
     dh_ext[:n] = g_out
     _scatter_add(dh_ext, last, g_hn)
     h_prev_all = _previous(xp, hs, h0, steps)
@@ -280,7 +355,7 @@ def _gru_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, acts, hidden_n, *, batch_
 @op("same", name="rnn_layer", node_name="RnnBackward0")
 def _rnn_layer(xp, xw, h0, w_hh, *, batch_sizes, reverse, nonlinearity):
     steps, last, n = _plan(batch_sizes, reverse)
-    h_ext = _extended(xp, n, h0)
+    h_ext = _extended(xp.empty, n, h0)
     w_hh_t = xp.ascontiguousarray(w_hh.T)  # small-batch GEMMs: ~2x faster than a T view
     for rows, prev in steps:
         h = h_ext[rows]
@@ -308,7 +383,7 @@ def _rnn_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, *, batch_sizes, reverse,
                         nonlinearity):
     """Backpropagation through time -> (d xw, d h0, d W_hh)."""
     steps, last, n = _plan(batch_sizes, reverse)
-    dh_ext = _extended(xp, n, xp.zeros_like(h0))
+    dh_ext = _extended(xp.empty, n, xp.zeros_like(h0))
     dh_ext[:n] = g_out
     _scatter_add(dh_ext, last, g_hn)
     d_xw = xp.empty_like(hs)

@@ -1,0 +1,224 @@
+"""The helper process (ember/_helper.py) and its shared memory (ember/_shared_memory.py).
+
+An LSTM layer whose batch is shared with the helper must compute exactly what torch computes,
+for padded and packed batches, both directions, projections and stacked layers. A helper
+that fails or stops gives a clear error or a fallback to this process, never a wrong result.
+"""
+import gc
+import operator
+import os
+import signal
+import time
+
+import numpy as np
+import pytest
+
+import ember
+from ember import _helper
+from ember import _shared_memory as shared
+from ember.ops.nn import rnn as rnn_ops
+
+from .test_nn_rnn import T, compare, hidden_shapes, pair, run_packed
+
+torch = pytest.importorskip("torch")
+
+pytestmark = [pytest.mark.usefixtures("one_torch_thread"),
+              pytest.mark.skipif(not shared.available or _helper.thread_control is None,
+                                 reason="needs Linux memfd and NumPy's OpenBLAS")]
+
+
+def _wait_until_up(seconds=30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        helper = _helper._idle_helper()
+        if helper is not None:
+            helper.lock.release()
+            return helper
+        time.sleep(0.05)
+    raise AssertionError("the helper process did not come up")
+
+
+@pytest.fixture
+def helper(monkeypatch):
+    """Every LSTM layer shares its batch with a running helper; `helper.calls` counts the
+    calls that went to it."""
+    threads = ember.get_num_threads()
+    ember.set_num_threads(2)
+    monkeypatch.setattr(rnn_ops, "SPLIT_MACS", 0)
+    calls = []
+    submit = _helper._Helper.submit
+
+    def counting_submit(self, fn, args):
+        calls.append(fn.__name__)
+        return submit(self, fn, args)
+    monkeypatch.setattr(_helper._Helper, "submit", counting_submit)
+    running = _wait_until_up()
+    running.calls = calls
+    yield running
+    ember.set_num_threads(threads)
+
+
+@pytest.fixture
+def fresh_helper_state():
+    """Tests that stop the helper leave the module as they found it: no helper, not retired."""
+    yield
+    if _helper._helper is not None:
+        _helper._helper.close()
+    _helper._helper, _helper._retired = None, False
+
+
+# ----------------------------------------------------------------------------------------------
+# the split LSTM against torch
+
+
+@pytest.mark.parametrize("layers,bidirectional", [(1, False), (2, True)])
+@pytest.mark.parametrize("batch", [2, 5])
+@pytest.mark.parametrize("proj_size", [0, 3])
+def test_split_lstm_against_torch(helper, layers, bidirectional, batch, proj_size):
+    t_mod, e_mod = pair("LSTM", 4, 6, num_layers=layers, bidirectional=bidirectional,
+                        proj_size=proj_size)
+    kw = {"proj_size": proj_size}
+    states = [T(*s) for s in hidden_shapes("LSTM", kw, layers, 1 + bidirectional, batch,
+                                           hidden=6)]
+
+    def run(lib, mod, x, h0, c0):
+        return mod(x, (h0, c0))
+    compare(t_mod, e_mod, run, [T(7, batch, 4)] + states)
+    directions = layers * (1 + bidirectional)
+    assert helper.calls.count("_lstm_steps") == directions
+    assert helper.calls.count("_lstm_steps_backward") == directions
+
+
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+@pytest.mark.parametrize("bidirectional", [False, True])
+def test_split_packed_lstm_against_torch(helper, enforce_sorted, bidirectional):
+    # batch 6 in halves of 3: the second half holds the short sequences and empties first
+    t_mod, e_mod = pair("LSTM", 4, 5, bidirectional=bidirectional)
+    lengths = [5, 5, 3, 2, 2, 1] if enforce_sorted else [2, 5, 1, 5, 3, 2]
+    compare(t_mod, e_mod, run_packed("LSTM", lengths, False, enforce_sorted),
+            [T(5, 6, 4)])
+    assert helper.calls.count("_lstm_steps") == 1 + bidirectional
+
+
+def test_split_float32_training_step_matches_one_process(helper):
+    """The workload's float32 layer: both ways give the same loss and gradients."""
+    results = []
+    for split in (True, False):
+        rnn_ops.SPLIT_MACS = 0 if split else 1 << 62
+        ember.manual_seed(0)
+        model = ember.nn.LSTM(8, 32)
+        x = ember.randn(12, 16, 8)
+        loss = model(x)[0].square().mean()
+        loss.backward()
+        results.append([loss.item()] + [p.grad.numpy().copy() for p in model.parameters()])
+    assert helper.calls.count("_lstm_steps") == 1
+    assert results[0][0] == pytest.approx(results[1][0], rel=1e-6)
+    for a, b in zip(results[0][1:], results[1][1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_outputs_live_in_shared_memory_and_outlive_the_helper(helper, fresh_helper_state):
+    out, (h_n, c_n) = ember.nn.LSTM(3, 4)(ember.randn(5, 4, 3))
+    assert shared.where(out.detach().numpy()) is not None
+    expected = out.detach().numpy().copy()
+    _helper._helper.close()
+    _helper._retire()
+    gc.collect()
+    np.testing.assert_array_equal(out.detach().numpy(), expected)
+
+
+def test_small_layers_and_one_thread_stay_in_this_process(monkeypatch):
+    assert rnn_ops.SPLIT_MACS > 0
+    out, _ = ember.nn.LSTM(3, 4)(ember.randn(5, 4, 3))  # far below SPLIT_MACS
+    assert shared.where(out.detach().numpy()) is None
+    threads = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        assert not _helper.usable()
+    finally:
+        ember.set_num_threads(threads)
+
+
+# ----------------------------------------------------------------------------------------------
+# failures
+
+
+def test_an_error_in_the_helper_is_raised_here_and_it_keeps_serving(helper):
+    helper.lock.acquire()
+    try:
+        helper.submit(operator.truediv, (0,))  # runs truediv(numpy, 0) there
+        with pytest.raises(RuntimeError, match="(?s)in ember's helper process.*TypeError"):
+            helper.wait()
+        helper.submit(getattr, ("float32",))
+        helper.wait()
+    finally:
+        helper.lock.release()
+
+
+def test_a_killed_helper_means_this_process_works_alone(helper, fresh_helper_state):
+    t_mod, e_mod = pair("LSTM", 4, 5)
+    os.kill(helper.process.pid, signal.SIGKILL)
+    helper.process.wait()
+
+    def run(lib, mod, x):
+        return mod(x)
+    compare(t_mod, e_mod, run, [T(6, 4, 4)])  # the send fails: the whole batch runs here
+    assert _helper._retired and not _helper.usable()
+
+
+def test_a_helper_that_stops_mid_call_is_a_clear_error(helper, fresh_helper_state):
+    helper.lock.acquire()
+    try:
+        os.kill(helper.process.pid, signal.SIGKILL)
+        helper.process.wait()
+        with pytest.raises(RuntimeError, match=r"helper process \(pid \d+\) stopped"):
+            helper.wait()
+    finally:
+        helper.lock.release()
+    assert _helper._retired
+
+
+def test_a_forked_child_has_its_own_pool_and_no_helper(helper):
+    kept = shared.empty((1000,), np.float32)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child reports, then leaves at once
+        ok = _helper._helper is None and shared._pool.count == 0 and not shared._pool.free
+        os.write(write, b"1" if ok else b"0")
+        os._exit(0)
+    os.close(write)
+    assert os.read(read, 1) == b"1"
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert _helper._helper is helper and shared.where(kept) is not None
+
+
+# ----------------------------------------------------------------------------------------------
+# shared memory
+
+
+def test_shared_arrays_views_and_private_arrays():
+    a = shared.empty((3, 5), np.float64)
+    assert a.shape == (3, 5) and a.dtype == np.float64 and a.flags.c_contiguous
+    segment, offset = shared.where(a)
+    assert offset == 0
+    assert shared.where(a.T)[0] == segment
+    assert shared.where(a[1:, 2:]) == (segment, (5 + 2) * 8)
+    assert shared.where(np.empty((3, 5))) is None
+
+
+def test_freed_segments_are_reused_and_the_news_follow(monkeypatch):
+    shared.take_news()
+    a = shared.empty((12 << 20,), np.float32)  # a size no other test uses (pages untouched)
+    segment = shared.where(a)[0]
+    news = shared.take_news()
+    assert [item[:2] for item in news] == [("map", segment)]
+    os.close(news[0][3])
+    del a
+    gc.collect()
+    b = shared.empty((13 << 20,), np.float32)  # same rounded size: the same segment again
+    assert shared.where(b)[0] == segment and shared.take_news() == []
+    monkeypatch.setattr(shared, "_KEEP_FREE_BYTES", 0)
+    del b
+    gc.collect()
+    assert shared.take_news() == [("unmap", segment)]
