@@ -43,6 +43,16 @@ def time_step(step, repeats):
     return times
 
 
+def warm_up(step, count=2, seconds=1.0):
+    """Run `step` at least `count` times and for at least `seconds`: long enough for lazy
+    start-up work in either library (ember starts its helper process on first use)."""
+    start = time.perf_counter()
+    done = 0
+    while done < count or time.perf_counter() - start < seconds:
+        step()
+        done += 1
+
+
 def compare(name, make, repeats=20, warmup=3, rounds=3):
     """Median seconds per step for ember and torch, alternating `rounds` times."""
     libs = [("ember", ember)] + ([("torch", torch)] if torch is not None else [])

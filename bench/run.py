@@ -5,11 +5,13 @@
     python bench/run.py --device cuda      # on the GPU (ember through CuPy), time only
 
 For each thread count a fresh process is started (BLAS reads its thread count at import).
-In it, each workload is built in both libraries, warmed up, then timed alternately (ember,
-torch, ember, torch, ...) so that drift in machine speed affects both alike; the median time
-per step is reported with the ember/torch ratio. Peak memory is measured separately: one fresh
-process per library and workload runs a few steps and reports the growth of its peak resident
-memory (VmHWM) over what it held once the model was built. Results go to bench/results/.
+In it, each workload is built in both libraries, warmed up (at least a second each), then
+timed alternately (ember, torch, ember, torch, ...) so that drift in machine speed affects
+both alike; the median time per step is reported with the ember/torch ratio. Peak memory is
+measured separately: one fresh process per library and workload warms up, runs a few steps
+and reports the growth of its peak resident memory (VmHWM) over what it held once the model
+was built, plus the private memory of ember's helper process where one ran (a large LSTM
+layer shares its batch with it). Results go to bench/results/.
 """
 import argparse
 import json
@@ -60,7 +62,7 @@ def _on(lib, device, make):
 def time_workloads(names, rounds, repeats, device):
     """Child process: alternate the libraries on each workload; return rows of results."""
     sys.path.insert(0, ROOT)
-    from bench._harness import time_step
+    from bench._harness import time_step, warm_up
     from bench.workloads import WORKLOADS
 
     libs = _libraries()
@@ -68,7 +70,7 @@ def time_workloads(names, rounds, repeats, device):
     for name in names:
         steps = {label: _on(lib, device, WORKLOADS[name]) for label, lib in libs}
         for step in steps.values():
-            time_step(step, 2)  # warm-up
+            warm_up(step)
         samples = {label: [] for label in steps}
         round_ratios = []  # ember/torch of each round's medians: how much the ratio moves
         for _ in range(rounds):
@@ -92,20 +94,26 @@ def time_workloads(names, rounds, repeats, device):
 
 
 def peak_memory(lib_name, name, steps=5):
-    """Grandchild process: MiB of peak memory added by running `steps` steps."""
+    """Grandchild process: MiB of peak memory added by a warm-up and `steps` steps, plus the
+    private memory of ember's helper process where one ran (its shared arrays are counted
+    here already)."""
     sys.path.insert(0, ROOT)
+    from bench._harness import warm_up
     from bench.workloads import WORKLOADS
 
     lib = __import__(lib_name)
     step = WORKLOADS[name](lib)
     before = _status("VmRSS")
+    warm_up(step)
     for _ in range(steps):
         step()
-    return (_status("VmHWM") - before) / 1024
+    helper = getattr(getattr(lib, "_helper", None), "_helper", None)
+    extra = _status("RssAnon", helper.process.pid) if helper is not None else 0
+    return (_status("VmHWM") - before + extra) / 1024
 
 
-def _status(field):
-    with open("/proc/self/status") as f:
+def _status(field, pid="self"):
+    with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith(field + ":"):
                 return int(line.split()[1])  # kB

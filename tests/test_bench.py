@@ -43,3 +43,17 @@ def test_blas_kernels_script_times_every_shape_under_each_kernel_set():
         assert shape.strip().startswith("(") and len(shape.split(",")) == 3
         assert float(numbers[0]) > 0 and float(numbers[1]) > 0 and float(numbers[2]) > 0
         assert len(numbers) > 3  # the description of where the benchmarks run it
+
+
+def test_peak_memory_counts_the_helper_process():
+    """A large LSTM layer runs half its batch in ember's helper process: that process's
+    private memory is part of what the workload costs."""
+    from bench.run import _status, peak_memory
+    from ember import _helper
+
+    if not _helper.usable():
+        pytest.skip("no helper process here (one thread, or no memfd / OpenBLAS)")
+    mib = peak_memory("ember", "lstm", steps=1)
+    helper = _helper._helper
+    assert helper is not None and helper.up  # the warm-up lasted until it was up
+    assert mib * 1024 >= _status("RssAnon", helper.process.pid)
