@@ -220,16 +220,26 @@ def _lstm_steps_backward(xp, part, acts, c_ext, tanh_c, dh_ext, dc_ext, d_gates,
     """The backward recurrence over the steps of `part` (the whole batch or one half)."""
     steps = _plan(*part)[0]
     hidden = c_ext.shape[1]
+    # every gate's slope from its activated value a, in one product over the whole row:
+    # sigmoid's a(1 - a) = 1/4 - (a - 1/2)^2 and tanh's 1 - a^2 are both scale^2 - (a - shift)^2
+    scale, shift = _lstm_gate_affine(xp, hidden, acts.dtype)
+    scale *= scale
+    slope = xp.empty((max((r.stop - r.start for r, _ in steps), default=0), acts.shape[1]),
+                     dtype=acts.dtype)
     for rows, prev in reversed(steps):
-        i, f, g, o = (acts[rows, k * hidden:(k + 1) * hidden] for k in range(4))
+        gates = acts[rows]
+        i, f, g, o = (gates[:, k * hidden:(k + 1) * hidden] for k in range(4))
         tc = tanh_c[rows]
         dh = dh_ext[rows] if w_hr is None else dh_ext[rows] @ w_hr
         dc = dh * o * (1 - tc * tc) + dc_ext[rows]
-        d = d_gates[rows]
-        xp.multiply(dc * g, i * (1 - i), out=d[:, :hidden])
-        xp.multiply(dc * _gather(xp, c_ext, prev), f * (1 - f), out=d[:, hidden:2 * hidden])
-        xp.multiply(dc * i, 1 - g * g, out=d[:, 2 * hidden:3 * hidden])
-        xp.multiply(dh * tc, o * (1 - o), out=d[:, 3 * hidden:])
+        d = d_gates[rows]  # d(loss)/d(gate) for i, f, g, o, then times each gate's slope
+        xp.multiply(dc, g, out=d[:, :hidden])
+        xp.multiply(dc, _gather(xp, c_ext, prev), out=d[:, hidden:2 * hidden])
+        xp.multiply(dc, i, out=d[:, 2 * hidden:3 * hidden])
+        xp.multiply(dh, tc, out=d[:, 3 * hidden:])
+        s = xp.subtract(gates, shift, out=slope[:gates.shape[0]])
+        s *= s
+        d *= xp.subtract(scale, s, out=s)
         _scatter_add(dh_ext, prev, d @ w_hh)
         _scatter_add(dc_ext, prev, dc * f)
 
