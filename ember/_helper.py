@@ -18,7 +18,8 @@ whole here.
 The helper is a plain `python -c ...` subprocess running `serve`, holding one end of a socket
 pair (multiprocessing's "spawn" would re-run the user's script in it). It exits when this
 process closes its end, at exit or in a crash. Its BLAS runs on one thread, and so does
-ours while the two work side by side. `ember.set_num_threads(1)` stops the splitting.
+ours while the two work side by side. `ember.set_num_threads(1)` stops the splitting, and
+EMBER_HELPER_PROCESS=0 in the environment keeps ember from starting a helper at all.
 """
 import atexit
 import mmap
@@ -131,7 +132,8 @@ class _Helper:
 
 
 _helper = None
-_retired = False  # a helper failed: everything runs in this process from then on
+# set when a helper failed (everything runs in this process from then on), or when asked
+_retired = os.environ.get("EMBER_HELPER_PROCESS", "1") == "0"
 
 
 def usable():

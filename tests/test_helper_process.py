@@ -8,6 +8,8 @@ import gc
 import operator
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -24,7 +26,9 @@ torch = pytest.importorskip("torch")
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"),
               pytest.mark.skipif(not shared.available or _helper.thread_control is None,
-                                 reason="needs Linux memfd and NumPy's OpenBLAS")]
+                                 reason="needs Linux memfd and NumPy's OpenBLAS"),
+              pytest.mark.skipif(os.environ.get("EMBER_HELPER_PROCESS") == "0",
+                                 reason="the helper process is turned off")]
 
 
 def _wait_until_up(seconds=30):
@@ -61,10 +65,11 @@ def helper(monkeypatch):
 @pytest.fixture
 def fresh_helper_state():
     """Tests that stop the helper leave the module as they found it: no helper, not retired."""
+    retired = _helper._retired
     yield
     if _helper._helper is not None:
         _helper._helper.close()
-    _helper._helper, _helper._retired = None, False
+    _helper._helper, _helper._retired = None, retired
 
 
 # ----------------------------------------------------------------------------------------------
@@ -137,6 +142,16 @@ def test_small_layers_and_one_thread_stay_in_this_process(monkeypatch):
         assert not _helper.usable()
     finally:
         ember.set_num_threads(threads)
+
+
+def test_the_environment_can_turn_the_helper_off():
+    code = ("import ember, ember._helper as h; ember.set_num_threads(2); "
+            "print(h.usable(), h._helper)")
+    env = dict(os.environ, EMBER_HELPER_PROCESS="0")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["False", "None"]
 
 
 # ----------------------------------------------------------------------------------------------
