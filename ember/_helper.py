@@ -66,10 +66,7 @@ def _encode(value):
 
 
 def _send(sock, message, fds=()):
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    if len(data) > _MESSAGE_BYTES:  # large arrays must be in shared memory, not pickled
-        raise RuntimeError(f"message to ember's helper process too large ({len(data)} bytes)")
-    socket.send_fds(sock, [data], list(fds))
+    socket.send_fds(sock, [pickle.dumps(message, pickle.HIGHEST_PROTOCOL)], list(fds))
 
 
 def _receive(sock):
@@ -86,12 +83,15 @@ class _Helper:
         path = os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p)
         env = dict(os.environ, PYTHONPATH=path, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
         try:
+            # its own session: a Ctrl-C in the terminal is for this process, which decides
             self.process = subprocess.Popen(
                 [sys.executable, "-c", _ENTRY, str(theirs.fileno())],
-                pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL)
+                pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL,
+                start_new_session=True)
         finally:
             theirs.close()
         self.socket = ours
+        shared.tell_all()
         self.up = False
         self.lock = threading.Lock()  # one caller at a time
 
@@ -101,14 +101,21 @@ class _Helper:
         return self.up
 
     def submit(self, fn, args):
+        # the call is pickled apart (and first: a call that cannot be sent must not swallow
+        # the news), so that the helper learns the news even if the call fails there
+        call = pickle.dumps((fn, [_encode(a) for a in args]), pickle.HIGHEST_PROTOCOL)
+        if len(call) > _MESSAGE_BYTES // 2:  # large arrays must be in shared memory
+            raise ValueError(f"{len(call)} bytes of arguments for ember's helper process")
         news = shared.take_news()
-        fds = [item[3] for item in news if item[0] == "map"]
-        try:  # the call is pickled apart, so that the helper learns the news even when the
-            # call fails to unpickle there
-            call = pickle.dumps((fn, [_encode(a) for a in args]), pickle.HIGHEST_PROTOCOL)
+        fds = taken = [item[3] for item in news if item[0] == "map"]
+        try:
+            while len(fds) > _MAX_FDS:  # at most _MAX_FDS descriptors a message
+                cut = [k for k, item in enumerate(news) if item[0] == "map"][_MAX_FDS]
+                _send(self.socket, ([item[:3] for item in news[:cut]], None), fds[:_MAX_FDS])
+                news, fds = news[cut:], fds[_MAX_FDS:]
             _send(self.socket, ([item[:3] for item in news], call), fds)
         finally:
-            for fd in fds:
+            for fd in taken:
                 os.close(fd)
 
     def wait(self):
@@ -120,6 +127,12 @@ class _Helper:
             raise RuntimeError(f"ember's helper process (pid {self.process.pid}) stopped while "
                                f"running a kernel (exit code {code}); ember runs all work in "
                                "this process from now on") from None
+        except BaseException:  # interrupted (Ctrl-C): its reply would answer the next call,
+            # and it may still be writing to arrays about to be freed: stop it here and now
+            self.process.kill()
+            self.process.wait()
+            _retire()
+            raise
         if status != "done":
             raise RuntimeError(f"in ember's helper process:\n{detail}")
 
@@ -219,13 +232,18 @@ def serve(fd):
         except EOFError:
             return
         _follow(news, iter(fds), maps)
+        if call is None:  # news only, no reply
+            continue
         try:
             fn, args = pickle.loads(call)
             fn(np, *[_decode(a, maps) for a in args])
             reply = ("done", None)
-        except BaseException:  # reported to the caller, who raises it
+        except Exception:  # reported to the caller, who raises it
             reply = ("error", traceback.format_exc())
-        _send(sock, reply)
+        try:
+            _send(sock, reply)
+        except OSError:  # the caller is gone
+            return
 
 
 def _follow(news, fds, maps):

@@ -21,7 +21,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["available", "empty", "where", "take_news"]
+__all__ = ["available", "empty", "where", "tell_all", "take_news"]
 
 available = hasattr(os, "memfd_create")
 
@@ -31,7 +31,7 @@ _MIN_SIZE = 1 << 16
 
 class _Segment:
     """One shared file and this process's mapping of it."""
-    __slots__ = ("id", "fd", "size", "map", "bytes", "address")
+    __slots__ = ("id", "fd", "size", "map", "bytes", "address", "__weakref__")
 
     def __init__(self, id_, size):
         self.id = id_
@@ -64,6 +64,7 @@ class _Pool:
         self.free = {}      # size -> [segment, ...]
         self.free_bytes = 0
         self.count = 0
+        self.live = weakref.WeakValueDictionary()  # id -> every segment not yet closed
         self.news = []      # ("map" | "unmap", segment) not yet told to the helper
 
     def take(self, size):
@@ -74,6 +75,7 @@ class _Pool:
                 return kept.pop()
             self.count += 1
             segment = _Segment(self.count, size)
+            self.live[segment.id] = segment
             self.news.append(("map", segment))
             return segment
 
@@ -111,6 +113,12 @@ def where(array):
         return None
     segment = block.segment
     return segment.id, array.__array_interface__["data"][0] - segment.address
+
+
+def tell_all():
+    """Make the next news map every segment there is: a new helper knows none of them."""
+    with _pool.lock:
+        _pool.news = [("map", segment) for segment in _pool.live.values()]
 
 
 def take_news():

@@ -63,6 +63,23 @@ def helper(monkeypatch):
 
 
 @pytest.fixture
+def own_news():
+    """For tests that read the news themselves: the helper is told of every segment again
+    afterwards, so that what they took is not lost to it."""
+    _drain_news()
+    yield
+    shared.tell_all()
+
+
+def _drain_news():
+    news = shared.take_news()
+    for item in news:
+        if item[0] == "map":
+            os.close(item[3])
+    return [item[:2] for item in news]
+
+
+@pytest.fixture
 def fresh_helper_state():
     """Tests that stop the helper leave the module as they found it: no helper, not retired."""
     retired = _helper._retired
@@ -170,6 +187,18 @@ def test_an_error_in_the_helper_is_raised_here_and_it_keeps_serving(helper):
         helper.lock.release()
 
 
+def test_large_private_arrays_are_refused_before_anything_is_sent(helper):
+    made = shared.empty((5 << 20,), np.float32)  # a new segment: its news are pending
+    helper.lock.acquire()
+    try:
+        with pytest.raises(ValueError, match="bytes of arguments"):
+            helper.submit(operator.is_not, (np.zeros(1 << 20),))
+        helper.submit(operator.is_not, (made,))  # the news of `made` were kept for this call
+        helper.wait()
+    finally:
+        helper.lock.release()
+
+
 def test_a_killed_helper_means_this_process_works_alone(helper, fresh_helper_state):
     t_mod, e_mod = pair("LSTM", 4, 5)
     os.kill(helper.process.pid, signal.SIGKILL)
@@ -193,6 +222,35 @@ def test_a_helper_that_stops_mid_call_is_a_clear_error(helper, fresh_helper_stat
     assert _helper._retired
 
 
+def test_an_interrupted_wait_stops_the_helper_at_once(helper, fresh_helper_state):
+    """Ctrl-C while the helper works: it is killed before the arrays it writes are freed."""
+    steps, batch, hidden = 20000, 4, 16  # ~0.3 s in the helper
+    part = ((batch,) * steps, False, batch // 2, batch)
+    acts = shared.empty((steps * batch, 4 * hidden), np.float32)
+    acts[...] = 0
+    h_ext, c_ext = (shared.empty(((steps + 1) * batch, hidden), np.float32) for _ in range(2))
+    h_ext[...] = c_ext[...] = 0
+    w_hh_t = shared.empty((hidden, 4 * hidden), np.float32)
+    w_hh_t[...] = 0
+    scale, shift = rnn_ops._lstm_gate_affine(np, hidden, np.float32)
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    helper.lock.acquire()
+    try:
+        helper.submit(rnn_ops._lstm_steps, (part, acts, h_ext, c_ext, w_hh_t, None, scale,
+                                            shift))
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(KeyboardInterrupt):
+            helper.wait()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        helper.lock.release()
+    assert helper.process.poll() is not None and _helper._retired
+
+
 def test_a_forked_child_has_its_own_pool_and_no_helper(helper):
     kept = shared.empty((1000,), np.float32)
     read, write = os.pipe()
@@ -212,6 +270,25 @@ def test_a_forked_child_has_its_own_pool_and_no_helper(helper):
 # shared memory
 
 
+def test_a_new_helper_learns_every_segment_even_more_than_a_message_can_carry(
+        helper, fresh_helper_state):
+    arrays = [shared.empty((100 + k,), np.float32) for k in range(_helper._MAX_FDS + 10)]
+    helper.lock.acquire()
+    helper.submit(operator.is_not, (arrays[-1],))  # the first helper hears of them all
+    helper.wait()
+    helper.lock.release()
+    helper.close()
+    _helper._helper = None
+    fresh = _wait_until_up()  # a second helper, which has mapped nothing yet
+    assert fresh is not helper
+    fresh.lock.acquire()
+    try:
+        fresh.submit(operator.is_not, (arrays[-1],))  # the last segment, after 250 others
+        fresh.wait()  # a KeyError there if it had not been told
+    finally:
+        fresh.lock.release()
+
+
 def test_shared_arrays_views_and_private_arrays():
     a = shared.empty((3, 5), np.float64)
     assert a.shape == (3, 5) and a.dtype == np.float64 and a.flags.c_contiguous
@@ -222,18 +299,16 @@ def test_shared_arrays_views_and_private_arrays():
     assert shared.where(np.empty((3, 5))) is None
 
 
-def test_freed_segments_are_reused_and_the_news_follow(monkeypatch):
-    shared.take_news()
+def test_freed_segments_are_reused_and_the_news_follow(monkeypatch, own_news):
+    monkeypatch.setattr(shared, "_KEEP_FREE_BYTES", 1 << 40)
     a = shared.empty((12 << 20,), np.float32)  # a size no other test uses (pages untouched)
     segment = shared.where(a)[0]
-    news = shared.take_news()
-    assert [item[:2] for item in news] == [("map", segment)]
-    os.close(news[0][3])
+    assert _drain_news() == [("map", segment)]
     del a
     gc.collect()
     b = shared.empty((13 << 20,), np.float32)  # same rounded size: the same segment again
-    assert shared.where(b)[0] == segment and shared.take_news() == []
+    assert shared.where(b)[0] == segment and _drain_news() == []
     monkeypatch.setattr(shared, "_KEEP_FREE_BYTES", 0)
     del b
     gc.collect()
-    assert shared.take_news() == [("unmap", segment)]
+    assert ("unmap", segment) in _drain_news()
