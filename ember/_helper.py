@@ -4,8 +4,8 @@ NumPy runs each elementwise call on one core. Threads share large calls well
 (`_parallel.py`), but a recurrent layer's step is 10-25 small calls, each of which takes the
 GIL to start: two threads running them side by side measured slower than one
 (docs/PERFORMANCE.md). A second process has its own interpreter and GIL. So ember starts
-one, the first time a kernel asks for it, and a large LSTM layer then walks half its batch
-here and half there:
+one, the first time a kernel asks for it, and a large LSTM or GRU layer then walks half its
+batch here and half there (`ops/nn/rnn.py`):
 
     side_by_side(fn, xp, mine, theirs, alone)   # fn(xp, *mine) here, fn(numpy, *theirs)
                                                 # there; fn(xp, *alone) here without a helper

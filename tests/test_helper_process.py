@@ -1,6 +1,6 @@
 """The helper process (ember/_helper.py) and its shared memory (ember/_shared_memory.py).
 
-An LSTM layer whose batch is shared with the helper must compute exactly what torch computes,
+An LSTM or GRU layer whose batch is shared with the helper computes what torch computes,
 for padded and packed batches, both directions, projections and stacked layers. A helper
 that fails or stops gives a clear error or a fallback to this process, never a wrong result.
 """
@@ -93,33 +93,37 @@ def fresh_helper_state():
 # the split LSTM against torch
 
 
+SPLIT_MODES = [("LSTM", {}), ("LSTM", {"proj_size": 3}), ("GRU", {})]
+WALKS = {"LSTM": "_lstm_steps", "GRU": "_gru_steps"}
+
+
+@pytest.mark.parametrize("mode", SPLIT_MODES, ids=["lstm", "lstm_proj", "gru"])
 @pytest.mark.parametrize("layers,bidirectional", [(1, False), (2, True)])
 @pytest.mark.parametrize("batch", [2, 5])
-@pytest.mark.parametrize("proj_size", [0, 3])
-def test_split_lstm_against_torch(helper, layers, bidirectional, batch, proj_size):
-    t_mod, e_mod = pair("LSTM", 4, 6, num_layers=layers, bidirectional=bidirectional,
-                        proj_size=proj_size)
-    kw = {"proj_size": proj_size}
-    states = [T(*s) for s in hidden_shapes("LSTM", kw, layers, 1 + bidirectional, batch,
+def test_split_layers_against_torch(helper, mode, layers, bidirectional, batch):
+    name, kw = mode
+    t_mod, e_mod = pair(name, 4, 6, num_layers=layers, bidirectional=bidirectional, **kw)
+    states = [T(*s) for s in hidden_shapes(name, kw, layers, 1 + bidirectional, batch,
                                            hidden=6)]
 
-    def run(lib, mod, x, h0, c0):
-        return mod(x, (h0, c0))
+    def run(lib, mod, x, *states):
+        return mod(x, tuple(states) if name == "LSTM" else states[0])
     compare(t_mod, e_mod, run, [T(7, batch, 4)] + states)
     directions = layers * (1 + bidirectional)
-    assert helper.calls.count("_lstm_steps") == directions
-    assert helper.calls.count("_lstm_steps_backward") == directions
+    assert helper.calls.count(WALKS[name]) == directions
+    assert helper.calls.count(WALKS[name] + "_backward") == directions
 
 
+@pytest.mark.parametrize("name", ["LSTM", "GRU"])
 @pytest.mark.parametrize("enforce_sorted", [True, False])
 @pytest.mark.parametrize("bidirectional", [False, True])
-def test_split_packed_lstm_against_torch(helper, enforce_sorted, bidirectional):
+def test_split_packed_layers_against_torch(helper, name, enforce_sorted, bidirectional):
     # batch 6 in halves of 3: the second half holds the short sequences and empties first
-    t_mod, e_mod = pair("LSTM", 4, 5, bidirectional=bidirectional)
+    t_mod, e_mod = pair(name, 4, 5, bidirectional=bidirectional)
     lengths = [5, 5, 3, 2, 2, 1] if enforce_sorted else [2, 5, 1, 5, 3, 2]
-    compare(t_mod, e_mod, run_packed("LSTM", lengths, False, enforce_sorted),
+    compare(t_mod, e_mod, run_packed(name, lengths, False, enforce_sorted),
             [T(5, 6, 4)])
-    assert helper.calls.count("_lstm_steps") == 1 + bidirectional
+    assert helper.calls.count(WALKS[name]) == 1 + bidirectional
 
 
 def test_split_float32_training_step_matches_one_process(helper):

@@ -20,6 +20,13 @@ rows N.. hold the initial state. `_plan` says, for each step in visiting order, 
 writes and which rows hold its previous state -- so packed, padded, forward and reverse
 directions all run through the same loop.
 
+Two cores. Each kernel prepares its arrays, then hands the time loop (`_lstm_steps`, ...) to
+`_walk`. For a large LSTM or GRU layer on the CPU, `_walk` runs the loop for the first half
+of the batch here and for the second half in ember's helper process (`ember/_helper.py`),
+side by side: the halves' sequences are independent, so they touch disjoint rows of the same
+arrays, which then live in shared memory. Threads cannot do this: the loop's small NumPy
+calls each take the GIL (docs/PERFORMANCE.md).
+
 Gate orders are torch's: LSTM (i, f, g, o), GRU (r, z, n) with n = tanh(x_n + r * (h W_hn^T +
 b_hn)). Read next: `ember/nn/modules/rnn.py` (the modules), `ember/nn/utils/rnn.py` (packing).
 """
@@ -279,10 +286,11 @@ def _walk(fn, xp, split, batch_sizes, reverse, arrays):
     _helper.side_by_side(fn, xp, mine, theirs, whole)
 
 
-def _previous(xp, hs, h0, steps):
-    """Row r: the state that row r's step started from (for the W_hh gradient)."""
+def _previous(xp, hs, h0, steps, empty=None):
+    """Row r: the state that row r's step started from (for the W_hh gradient), in an array
+    from `empty(shape, dtype)` (xp.empty by default)."""
     ext = xp.concatenate([hs, h0])
-    prev_all = xp.empty_like(hs)
+    prev_all = (empty or xp.empty)(hs.shape, hs.dtype)
     for rows, prev in steps:
         prev_all[rows] = _gather(xp, ext, prev)
     return prev_all
@@ -298,12 +306,23 @@ def _gru_layer(xp, xw, h0, w_hh, b_hh, *, batch_sizes, reverse):
     """Outputs: h for every row, final h, and for the backward the gates (r, z, n) of every
     row and the hidden part of the n gate (h W_n^T + b_n)."""
     steps, last, n = _plan(batch_sizes, reverse)
-    hidden = h0.shape[1]
-    h_ext = _extended(xp.empty, n, h0)
-    acts = xp.empty_like(xw)
-    hidden_n = xp.empty((n, hidden), dtype=xw.dtype)
-    w_hh_t = xp.ascontiguousarray(w_hh.T)  # small-batch GEMMs: ~2x faster than a T view
-    for rows, prev in steps:
+    split = _splits(xp, batch_sizes, w_hh)
+    empty = shared_memory.empty if split else xp.empty
+    h_ext = _extended(empty, n, h0)
+    acts = empty(xw.shape, xw.dtype)
+    hidden_n = empty((n, h0.shape[1]), xw.dtype)
+    if split:  # see _lstm_layer for the two forms of W_hh^T
+        xw, w_hh_t = _shared_copy(xw), _shared_copy(w_hh).T
+    else:
+        w_hh_t = xp.ascontiguousarray(w_hh.T)
+    _walk(_gru_steps, xp, split, batch_sizes, reverse, (xw, h_ext, acts, hidden_n, w_hh_t, b_hh))
+    return h_ext[:n], _final(xp, h_ext, last), acts, hidden_n
+
+
+def _gru_steps(xp, part, xw, h_ext, acts, hidden_n, w_hh_t, b_hh):
+    """The forward recurrence over the steps of `part` (the whole batch or one half)."""
+    hidden = h_ext.shape[1]
+    for rows, prev in _plan(*part)[0]:
         h_prev = _gather(xp, h_ext, prev)
         hh = h_prev @ w_hh_t
         if b_hh is not None:
@@ -317,7 +336,6 @@ def _gru_layer(xp, xw, h0, w_hh, b_hh, *, batch_sizes, reverse):
         new += xw[rows, 2 * hidden:]
         xp.tanh(new, out=new)
         h_ext[rows] = new + z * (h_prev - new)
-    return h_ext[:n], _final(xp, h_ext, last), acts, hidden_n
 
 
 @_gru_layer.grad
@@ -336,14 +354,24 @@ def _gru_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, acts, hidden_n, *, batch_
                         reverse):
     """Backpropagation through time -> (d xw, d h0, d W_hh, d b_hh)."""
     steps, last, n = _plan(batch_sizes, reverse)
-    hidden = h0.shape[1]
-    dh_ext = _extended(xp.empty, n, xp.zeros_like(h0))
+    split = _splits(xp, batch_sizes, w_hh) and shared_memory.where(acts) is not None
+    empty = shared_memory.empty if split else xp.empty
+    dh_ext = _extended(empty, n, xp.zeros_like(h0))
     dh_ext[:n] = g_out
     _scatter_add(dh_ext, last, g_hn)
-    h_prev_all = _previous(xp, hs, h0, steps)
-    d_xw = xp.empty_like(acts)
-    d_hh = xp.empty_like(acts)  # the gradient of h W_hh^T + b_hh
-    for rows, prev in reversed(steps):
+    h_prev_all = _previous(xp, hs, h0, steps, empty)
+    d_xw = empty(acts.shape, acts.dtype)
+    d_hh = empty(acts.shape, acts.dtype)  # the gradient of h W_hh^T + b_hh
+    _walk(_gru_steps_backward, xp, split, batch_sizes, reverse,
+          (acts, hidden_n, h_prev_all, dh_ext, d_xw, d_hh,
+           _shared_copy(w_hh) if split else w_hh))
+    return d_xw, dh_ext[n:], d_hh.T @ h_prev_all, d_hh.sum(0)
+
+
+def _gru_steps_backward(xp, part, acts, hidden_n, h_prev_all, dh_ext, d_xw, d_hh, w_hh):
+    """The backward recurrence over the steps of `part` (the whole batch or one half)."""
+    hidden = hidden_n.shape[1]
+    for rows, prev in reversed(_plan(*part)[0]):
         r, z, new = (acts[rows, k * hidden:(k + 1) * hidden] for k in range(3))
         dh = dh_ext[rows]
         d_new = dh * (1 - z) * (1 - new * new)
@@ -355,7 +383,6 @@ def _gru_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, acts, hidden_n, *, batch_
         dhh[:, :2 * hidden] = d[:, :2 * hidden]
         xp.multiply(d_new, r, out=dhh[:, 2 * hidden:])
         _scatter_add(dh_ext, prev, dh * z + dhh @ w_hh)
-    return d_xw, dh_ext[n:], d_hh.T @ h_prev_all, d_hh.sum(0)
 
 
 # ----------------------------------------------------------------------------------------------
