@@ -225,11 +225,14 @@ def serve(fd):
     """The helper's loop: run each kernel call sent over the socket `fd` until it closes."""
     sock = socket.socket(fileno=fd)
     maps = {}  # segment id -> mmap of it
-    _send(sock, "up")
+    try:
+        _send(sock, "up")
+    except OSError:  # the caller is already gone
+        return
     while True:
         try:
             (news, call), fds = _receive(sock)
-        except EOFError:
+        except (EOFError, OSError):  # the caller closed its end (or is gone)
             return
         _follow(news, iter(fds), maps)
         if call is None:  # news only, no reply

@@ -175,6 +175,19 @@ def test_the_environment_can_turn_the_helper_off():
     assert out == ["False", "None"]
 
 
+def test_a_script_that_ends_while_the_helper_starts_exits_cleanly():
+    """The helper may still be starting (or just up) when a short script ends: it must leave
+    quietly, with no traceback on the shared stderr."""
+    code = ("import ember; ember.set_num_threads(2); "
+            "ember.nn.LSTM(64, 256)(ember.randn(50, 32, 64)); print('done')")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
+                             text=True, timeout=60)
+        assert out.returncode == 0 and out.stdout.split() == ["done"]
+        assert out.stderr == ""
+
+
 # ----------------------------------------------------------------------------------------------
 # failures
 
