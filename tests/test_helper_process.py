@@ -49,6 +49,7 @@ def helper(monkeypatch):
     threads = ember.get_num_threads()
     ember.set_num_threads(2)
     monkeypatch.setattr(rnn_ops, "SPLIT_MACS", 0)
+    monkeypatch.setattr(rnn_ops, "SPLIT_BATCH", 2)
     calls = []
     submit = _helper._Helper.submit
 
@@ -155,7 +156,9 @@ def test_outputs_live_in_shared_memory_and_outlive_the_helper(helper, fresh_help
 
 def test_small_layers_and_one_thread_stay_in_this_process(monkeypatch):
     assert rnn_ops.SPLIT_MACS > 0
-    out, _ = ember.nn.LSTM(3, 4)(ember.randn(5, 4, 3))  # far below SPLIT_MACS
+    out, _ = ember.nn.LSTM(3, 4)(ember.randn(5, 30, 3))  # far below SPLIT_MACS
+    assert shared.where(out.detach().numpy()) is None
+    out, _ = ember.nn.LSTM(64, 256)(ember.randn(50, 16, 64))  # a batch below SPLIT_BATCH
     assert shared.where(out.detach().numpy()) is None
     threads = ember.get_num_threads()
     try:
