@@ -5,8 +5,9 @@ arrays, not copies. Their memory comes from anonymous shared files (Linux `memfd
 one per allocation, which both processes map.
 
 Freed allocations are kept and handed out again, as a caching allocator does: a fresh file
-costs each process one page fault and a zeroed page per 4 KiB on first touch (~1 ms for an
-LSTM layer's 10 MB, every call), while a reused one is already mapped on both sides.
+costs each process a page fault and a zeroed page per 4 KiB on first touch (writing 10 MB
+into a fresh one took 8 ms here, into a reused one 0.7 ms), while a reused one is already
+mapped on both sides.
 
     array = shared.empty((50, 32, 1024), numpy.float32)   # an ordinary ndarray
     where(array)  -> (segment id, byte offset) for the helper, or None for private memory
@@ -83,6 +84,7 @@ class _Pool:
         with self.lock:
             if self.free_bytes + segment.size > _KEEP_FREE_BYTES:
                 self.news.append(("unmap", segment))
+                self.live.pop(segment.id, None)
                 segment.close()
                 return
             self.free.setdefault(segment.size, []).append(segment)
