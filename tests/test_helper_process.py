@@ -144,6 +144,26 @@ def test_split_float32_training_step_matches_one_process(helper):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
 
 
+def test_training_steps_reuse_their_segments(helper):
+    """After the first steps, a training loop makes no new shared memory: the pool hands the
+    freed segments out again."""
+    model = ember.nn.LSTM(8, 16)
+    optimizer = ember.optim.SGD(model.parameters(), lr=0.01)
+    x = ember.randn(10, 6, 8)
+
+    def step():
+        optimizer.zero_grad()
+        model(x)[0].square().mean().backward()
+        optimizer.step()
+    for _ in range(3):
+        step()
+    made = shared._pool.count
+    for _ in range(30):
+        step()
+    assert helper.calls.count("_lstm_steps") == 33
+    assert shared._pool.count == made
+
+
 def test_outputs_live_in_shared_memory_and_outlive_the_helper(helper, fresh_helper_state):
     out, (h_n, c_n) = ember.nn.LSTM(3, 4)(ember.randn(5, 4, 3))
     assert shared.where(out.detach().numpy()) is not None
