@@ -149,9 +149,13 @@ _helper = None
 _retired = os.environ.get("EMBER_HELPER_PROCESS", "1") == "0"
 
 
+# an embedding application's sys.executable is not a Python interpreter: never start that
+_PYTHON = os.path.basename(sys.executable or "").startswith("python")
+
+
 def usable():
     """Whether kernels may share their work with a helper process at all."""
-    return not _retired and shared.available and thread_control is not None \
+    return not _retired and _PYTHON and shared.available and thread_control is not None \
         and get_num_threads() >= 2
 
 
