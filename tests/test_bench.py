@@ -57,3 +57,26 @@ def test_peak_memory_counts_the_helper_process():
     helper = _helper._helper
     assert helper is not None and helper.up  # the warm-up lasted until it was up
     assert mib * 1024 >= _status("RssAnon", helper.process.pid)
+
+
+def test_no_workload_computes_in_float64(monkeypatch):
+    """Every array an op's kernel hands back during a step of every workload -- forward,
+    backward and the LSTM's workspaces, before dispatch casts it to the op's dtype -- is
+    float32 (or an integer or bool index), never float64."""
+    import numpy as np
+
+    import ember
+    from bench.workloads import WORKLOADS
+    from ember.ops import _dispatch
+
+    seen = {}
+    wrap = _dispatch._wrap
+
+    def recording_wrap(r, out_np, device, xp):
+        seen.setdefault(np.asarray(r).dtype, set()).add(current)
+        return wrap(r, out_np, device, xp)
+    monkeypatch.setattr(_dispatch, "_wrap", recording_wrap)
+    for current, make in WORKLOADS.items():
+        make(ember)()
+    assert np.dtype(np.float64) not in seen, sorted(seen.get(np.dtype(np.float64), ()))
+    assert set(seen[np.dtype(np.float32)]) == set(WORKLOADS)
