@@ -25,8 +25,10 @@ from .test_nn_rnn import T, compare, hidden_shapes, pair, run_packed
 torch = pytest.importorskip("torch")
 
 pytestmark = [pytest.mark.usefixtures("one_torch_thread"),
-              pytest.mark.skipif(not shared.available or _helper.thread_control is None,
-                                 reason="needs Linux memfd and NumPy's OpenBLAS"),
+              pytest.mark.skipif(not shared.available or _helper.thread_control is None
+                                 or not _helper._PYTHON,
+                                 reason="needs Linux memfd, NumPy's OpenBLAS and an "
+                                        "interpreter named python"),
               pytest.mark.skipif(os.environ.get("EMBER_HELPER_PROCESS") == "0",
                                  reason="the helper process is turned off")]
 
