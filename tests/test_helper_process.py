@@ -176,14 +176,15 @@ def test_outputs_live_in_shared_memory_and_outlive_the_helper(helper, fresh_help
     np.testing.assert_array_equal(out.detach().numpy(), expected)
 
 
-def test_small_layers_and_one_thread_stay_in_this_process(monkeypatch):
+def test_small_layers_and_one_thread_stay_in_this_process():
     assert rnn_ops.SPLIT_MACS > 0
-    out, _ = ember.nn.LSTM(3, 4)(ember.randn(5, 30, 3))  # far below SPLIT_MACS
-    assert shared.where(out.detach().numpy()) is None
-    out, _ = ember.nn.LSTM(64, 256)(ember.randn(50, 16, 64))  # a batch below SPLIT_BATCH
-    assert shared.where(out.detach().numpy()) is None
     threads = ember.get_num_threads()
     try:
+        ember.set_num_threads(2)  # where the layers would be split if they were large enough
+        out, _ = ember.nn.LSTM(3, 4)(ember.randn(5, 30, 3))  # far below SPLIT_MACS
+        assert shared.where(out.detach().numpy()) is None
+        out, _ = ember.nn.LSTM(64, 256)(ember.randn(50, 16, 64))  # a batch below SPLIT_BATCH
+        assert shared.where(out.detach().numpy()) is None
         ember.set_num_threads(1)
         assert not _helper.usable()
     finally:

@@ -156,10 +156,8 @@ def _lstm_layer(xp, xw, h0, c0, w_hh, w_hr, *, batch_sizes, reverse):
     else:
         w_hh_t = xp.multiply(w_hh.T, scale, out=empty(w_hh.T.shape, w_hh.dtype))
     acts = xp.multiply(xw, scale, out=empty(xw.shape, xw.dtype))
-    if split and w_hr is not None:
-        w_hr = _shared_copy(w_hr)
     _walk(_lstm_steps, xp, split, batch_sizes, reverse,
-          (acts, h_ext, c_ext, w_hh_t, w_hr, scale, shift))
+          (acts, h_ext, c_ext, w_hh_t, _for_helper(split, w_hr), scale, shift))
     return h_ext[:n], _final(xp, h_ext, last), _final(xp, c_ext, last), acts, c_ext
 
 
@@ -212,10 +210,9 @@ def _lstm_layer_backward(xp, g_out, g_hn, g_cn, h0, w_hh, w_hr, hs, acts, c_ext,
     _scatter_add(dc_ext, last, g_cn)
     tanh_c = xp.tanh(c_ext[:n], out=empty((n, c_ext.shape[1]), c_ext.dtype))
     d_gates = empty(acts.shape, acts.dtype)
-    w = (_shared_copy(w_hh), w_hr if w_hr is None else _shared_copy(w_hr)) if split else \
-        (w_hh, w_hr)
     _walk(_lstm_steps_backward, xp, split, batch_sizes, reverse,
-          (acts, c_ext, tanh_c, dh_ext, dc_ext, d_gates) + w)
+          (acts, c_ext, tanh_c, dh_ext, dc_ext, d_gates, _for_helper(split, w_hh),
+           _for_helper(split, w_hr)))
     grads = (d_gates, dh_ext[n:], dc_ext[n:], d_gates.T @ _previous(xp, hs, h0, steps))
     if w_hr is not None:  # h_r = (o * tanh c)_r @ W_hr^T, so dW_hr = sum_r dh_r^T (o tanh c)_r
         hidden = c_ext.shape[1]
@@ -269,7 +266,11 @@ def _splits(xp, batch_sizes, w_hh):
         sum(batch_sizes) * w_hh.shape[0] * w_hh.shape[1] >= SPLIT_MACS and _helper.usable()
 
 
-def _shared_copy(a):
+def _for_helper(split, a):
+    """`a` itself, or, when the walk is split, a copy in shared memory, where the helper
+    process sees it (None stays None)."""
+    if not split or a is None:
+        return a
     copy = shared_memory.empty(a.shape, a.dtype)
     copy[...] = a
     return copy
@@ -314,11 +315,10 @@ def _gru_layer(xp, xw, h0, w_hh, b_hh, *, batch_sizes, reverse):
     h_ext = _extended(empty, n, h0)
     acts = empty(xw.shape, xw.dtype)
     hidden_n = empty((n, h0.shape[1]), xw.dtype)
-    if split:  # see _lstm_layer for the two forms of W_hh^T
-        xw, w_hh_t = _shared_copy(xw), _shared_copy(w_hh).T
-    else:
-        w_hh_t = xp.ascontiguousarray(w_hh.T)
-    _walk(_gru_steps, xp, split, batch_sizes, reverse, (xw, h_ext, acts, hidden_n, w_hh_t, b_hh))
+    # see _lstm_layer for the two forms of W_hh^T
+    w_hh_t = _for_helper(split, w_hh).T if split else xp.ascontiguousarray(w_hh.T)
+    _walk(_gru_steps, xp, split, batch_sizes, reverse,
+          (_for_helper(split, xw), h_ext, acts, hidden_n, w_hh_t, b_hh))
     return h_ext[:n], _final(xp, h_ext, last), acts, hidden_n
 
 
@@ -366,8 +366,7 @@ def _gru_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, acts, hidden_n, *, batch_
     d_xw = empty(acts.shape, acts.dtype)
     d_hh = empty(acts.shape, acts.dtype)  # the gradient of h W_hh^T + b_hh
     _walk(_gru_steps_backward, xp, split, batch_sizes, reverse,
-          (acts, hidden_n, h_prev_all, dh_ext, d_xw, d_hh,
-           _shared_copy(w_hh) if split else w_hh))
+          (acts, hidden_n, h_prev_all, dh_ext, d_xw, d_hh, _for_helper(split, w_hh)))
     return d_xw, dh_ext[n:], d_hh.T @ h_prev_all, d_hh.sum(0)
 
 
