@@ -1,0 +1,177 @@
+"""Rows for complex tensors: ember/ops/complex.py's ops, and the ordinary ops on complex input.
+
+Complex inputs (`C(...)`) require grad like floating ones, so every row compares the gradients
+of complex inputs with torch's (its conjugate-Wirtinger convention), and test_ops runs ember's
+gradcheck on the first case in complex128. Real inputs mixed in check the promotion to complex
+and the real part the engine keeps of their gradients. Behaviour beyond the table (views,
+errors, printing, in-place writes through `real`) is in tests/test_complex.py.
+"""
+from ._spec import C, I, Spec, T
+
+
+def unary(low=-2.0, high=2.0):
+    """The shape cases of a unary op on complex input (each part in [low, high))."""
+    return [(C(3, 4, low=low, high=high),), (C(low=low, high=high),),
+            (C(0, 3, low=low, high=high),), (C(4, 3, low=low, high=high, t=True),),
+            (C(5, dtype="complex128", low=low, high=high),)]
+
+
+def binary(low=-2.0, high=2.0):
+    """Complex with complex, real, 0-d and Python operands (the second in [low, high))."""
+    return [(C(3, 4), C(4, low=low, high=high)), (C(), C(2, 3, low=low, high=high)),
+            (C(0, 3), C(3, low=low, high=high)),
+            (C(4, 3, t=True), C(4, 3, low=low, high=high)),
+            (C(2, 3, dtype="complex128"), T(3, low=low, high=high)),
+            (T(2, 3), C(3, low=low, high=high)),
+            (T(2, 3, dtype="float64"), C(low=low, high=high)),
+            (C(2, 3), T(low=low, high=high, dtype="float64"))]
+
+
+def _holomorphic(name, low=-2.0, high=2.0, **options):
+    return Spec(name + "_complex", lambda m, a: getattr(m, name)(a), unary(low, high),
+                ops=[name], **options)
+
+
+SPECS = [
+    # ----------------------------------------------------------------------- the parts of z
+    Spec("real_imag", lambda m, a: (m.real(a), a.imag, a.real * a.imag),
+         unary() + [(T(3, 2),)][:0], ops=["real", "imag", "mul"]),
+    Spec("real_of_real", lambda m, a: m.real(a) * 2, [(T(3, 2),)], ops=["mul_scalar"]),
+    Spec("conj", lambda m, a: (m.conj(a), a.conj() * a, m.conj_physical(a)),
+         unary(), ops=["conj", "conj_physical", "mul"]),
+    Spec("conj_of_real", lambda m, a: (m.conj(a) * 1, m.resolve_conj(a) * 1,
+                                       m.resolve_neg(a) * 1), [(T(3),)], ops=["mul_scalar"]),
+    Spec("angle", lambda m, a: m.angle(a), unary() + [(T(6),), (I(5, low=-3, high=3),)]),
+    Spec("abs_complex", lambda m, a: (m.abs(a), a.abs() ** 2), unary(), ops=["abs"]),
+    Spec("sgn_complex", lambda m, a: m.sgn(a), unary(), ops=["sgn_complex"]),
+    Spec("view_as_real", lambda m, a: m.view_as_real(a) * 2, unary()[:2] + unary()[4:],
+         ops=["view_as_real"]),
+    Spec("view_as_complex", lambda m, a: m.view_as_complex(a) * (1 + 1j),
+         [(T(3, 2),), (T(4, 3, 2, dtype="float64"),), (T(2),)], ops=["view_as_complex"]),
+    Spec("complex", lambda m, a, b: m.complex(a, b),
+         [(T(3, 4), T(4)), (T(), T(2)), (T(0, 2), T(2)),
+          (T(2, 3, dtype="float64"), T(2, 3, dtype="float64", t=True))]),
+    Spec("polar", lambda m, a, b: m.polar(a, b),
+         [(T(3, 4, low=0.1), T(4)), (T(low=0.1), T(2)),
+          (T(2, 3, dtype="float64", low=0.1), T(2, 3, dtype="float64"))]),
+    Spec("isreal_complex", lambda m, a: (m.isreal(a), m.isreal(a * 0 + 1)), unary(),
+         ops=["isreal"], grad=False),
+    # ------------------------------------------------------------------------- arithmetic
+    Spec("add_complex", lambda m, a, b: (a + b, m.add(a, b, alpha=2), a + 1j), binary(),
+         ops=["add", "add_alpha"]),
+    Spec("sub_complex", lambda m, a, b: (a - b, m.sub(a, b, alpha=0.5 - 1j)), binary(),
+         ops=["sub", "sub_alpha"]),
+    Spec("mul_complex", lambda m, a, b: (a * b, a * (2 - 3j), 1j * b), binary(),
+         ops=["mul", "mul_scalar"]),
+    Spec("div_complex", lambda m, a, b: (a / b, a / (1 + 2j), (1 - 1j) / b),
+         binary(0.5, 2.0), ops=["div", "div_scalar"]),
+    Spec("pow_complex", lambda m, a, b: (a ** 2, a ** 0.5, a ** (1 + 1j), a ** b, 2 ** b,
+                                         (-1.5) ** (b * 1j)), binary(0.5, 1.5),
+         ops=["pow_tensor_scalar", "pow_tensor_tensor", "pow_scalar_tensor"]),
+    Spec("neg_complex", lambda m, a: (-a, m.square(a), m.reciprocal(a)), unary(0.5, 2.0),
+         ops=["neg", "pow_tensor_scalar", "reciprocal"]),
+    Spec("lerp_complex", lambda m, a, b: m.lerp(a, b * 1j + a, 0.3),
+         [(C(3, 4), T(4)), (C(2, 3, dtype="complex128"), T(3, dtype="float64"))],
+         ops=["lerp"]),
+    Spec("addcmul_complex", lambda m, a, b, c: (m.addcmul(a, b, c, value=0.5),
+                                                m.addcdiv(a, b, c, value=2)),
+         [(C(3, 4), C(4), C(3, 1, low=0.5)), (C(2, dtype="complex128"),
+                                               C(2, dtype="complex128"),
+                                               C(2, dtype="complex128", low=0.5))],
+         ops=["addcmul", "addcdiv"]),
+    # (torch's own backward fails for where() of a complex and a real tensor)
+    Spec("where_complex", lambda m, a, b: m.where(a.real > 0, a, b), binary()[:4],
+         ops=["where", "real", "gt"]),
+    Spec("eq_complex", lambda m, a, b: (a == b, a != a.conj(), m.isclose(a, a + 1e-9),
+                                        m.isnan(a), m.isfinite(a)),
+         [(C(3, 4), C(4)), (C(2, dtype="complex128"), C(2, dtype="complex128"))],
+         ops=["eq", "ne", "isclose", "isnan", "isfinite"], grad=False),
+    Spec("nan_to_num_complex", lambda m, a: m.nan_to_num(a / 0, posinf=2.0),
+         [(C(3, 4),)], ops=["nan_to_num"], grad=False),
+    # --------------------------------------------------------------- holomorphic functions
+    _holomorphic("exp"),
+    _holomorphic("exp2"),
+    _holomorphic("expm1"),
+    _holomorphic("log", 0.3),
+    _holomorphic("log2", 0.3),
+    _holomorphic("log10", 0.3),
+    _holomorphic("log1p", 0.3),
+    _holomorphic("sqrt", 0.3),
+    _holomorphic("rsqrt", 0.3),
+    _holomorphic("sin"),
+    _holomorphic("cos"),
+    _holomorphic("tan", -1.0, 1.0),
+    _holomorphic("sinh"),
+    _holomorphic("cosh"),
+    _holomorphic("tanh", -1.0, 1.0),
+    _holomorphic("sigmoid", -1.0, 1.0),
+    _holomorphic("asin", 0.1, 0.8),
+    _holomorphic("acos", 0.1, 0.8),
+    _holomorphic("atan", 0.1, 0.8),
+    _holomorphic("asinh", 0.1, 0.8),
+    _holomorphic("acosh", 1.2, 2.0),
+    _holomorphic("atanh", 0.1, 0.8),
+    Spec("logaddexp_complex", lambda m, a, b: m.logaddexp(a, b),
+         [(C(3, 4), C(4)), (C(2, dtype="complex128"), C(2, dtype="complex128"))],
+         ops=["logaddexp"]),
+    # ------------------------------------------------------------------------- reductions
+    Spec("sum_complex", lambda m, a: (a.sum(), a.sum(0), m.mean(a), a.mean(-1, keepdim=True)),
+         [(C(3, 4),), (C(4, 3, t=True),), (C(2, 3, dtype="complex128"),)],
+         ops=["sum", "sum_dim", "mean", "mean_dim"]),
+    Spec("prod_complex", lambda m, a: (a.prod(), a.prod(1)),
+         [(C(3, 4, low=0.5, high=1.5),), (C(2, 3, dtype="complex128"),)],
+         ops=["prod", "prod_dim"]),
+    Spec("cumsum_complex", lambda m, a: (a.cumsum(0), a.cumprod(1)),
+         [(C(3, 4, low=0.5, high=1.5),), (C(2, 3, dtype="complex128"),)],
+         ops=["cumsum", "cumprod"]),
+    Spec("var_complex", lambda m, a: (a.var(), a.std(0), m.var_mean(a, 1), m.std_mean(a)),
+         [(C(3, 4),), (C(2, 3, dtype="complex128"),)],
+         ops=["var", "std", "var_mean", "std_mean"]),
+    Spec("norm_complex", lambda m, a: (a.norm(), m.norm(a, 1, dim=0), m.norm(a, 3),
+                                       m.norm(a, float("inf"))),
+         [(C(3, 4),), (C(2, 3, dtype="complex128"),)], ops=["norm"]),
+    Spec("logsumexp_complex", lambda m, a: m.logsumexp(a, 1),
+         [(C(3, 4),), (C(2, 3, dtype="complex128"),)], ops=["logsumexp"]),
+    # ------------------------------------------------------------------------ linear algebra
+    Spec("matmul_complex", lambda m, a, b: (a @ b, m.matmul(a[0], b), m.matmul(a, b[:, 0])),
+         [(C(3, 4), C(4, 2)), (C(2, 3, 4, dtype="complex128"), C(4, 5, dtype="complex128"))],
+         ops=["mm", "matmul", "mv"]),
+    Spec("mm_complex", lambda m, a, b: (m.mm(a, b), m.bmm(a.unsqueeze(0), b.unsqueeze(0)),
+                                        m.addmm(a @ b, a, b, beta=0.5, alpha=2 - 1j)),
+         [(C(3, 4), C(4, 2)), (C(2, 3, dtype="complex128", t=True),
+                               C(3, 2, dtype="complex128"))],
+         ops=["mm", "bmm", "addmm"]),
+    Spec("dot_complex", lambda m, a, b: (m.dot(a, b), m.vdot(a, b), m.outer(a, b),
+                                         m.inner(a, b)),
+         [(C(4), C(4)), (C(3, dtype="complex128"), C(3, dtype="complex128"))],
+         ops=["dot", "vdot", "mul"]),
+    Spec("einsum_complex", lambda m, a, b: (m.einsum("ij,jk->ik", a, b),
+                                            m.einsum("ij,ij->", a, a), m.einsum("ii->i", a @ b)),
+         [(C(3, 3), C(3, 3)), (C(2, 2, dtype="complex128"), C(2, 2, dtype="complex128"))],
+         ops=["einsum"]),
+    Spec("adjoint_complex", lambda m, a: (a.mH, m.adjoint(a), a.H @ a, a.mT),
+         [(C(3, 4),), (C(2, 3, dtype="complex128"),)], ops=["transpose", "conj"]),
+    Spec("addmv_complex", lambda m, c, a, v: (m.addmv(c, a, v, alpha=1j), m.addr(a, c, v),
+                                              m.baddbmm(a.unsqueeze(0), a.unsqueeze(0),
+                                                        m.diag(v).unsqueeze(0)),
+                                              m.addbmm(a, a.unsqueeze(0), m.diag(v).unsqueeze(0))),
+         [(C(3), C(3, 4), C(4)), (C(2, dtype="complex128"), C(2, 3, dtype="complex128"),
+                                  C(3, dtype="complex128"))],
+         ops=["addmv", "addr", "baddbmm", "addbmm"]),
+    # -------------------------------------------------------------- shape and indexing ops
+    Spec("shape_complex", lambda m, a, b: (m.cat([a, b.expand(2, 4)]), m.stack([a[0], b]),
+                                           a.reshape(-1), a.t(), a.flip(0), a[1:, ::2],
+                                           a.unsqueeze(1).expand(3, 2, 4), m.roll(a, 1, 1)),
+         [(C(3, 4), C(4)), (C(3, 4, dtype="complex128"), T(4, dtype="float64"))],
+         ops=["slice", "view"]),
+    Spec("index_complex", lambda m, a: (a[m.tensor([0, 2])], a[a.real > 0],
+                                        m.gather(a, 1, m.tensor([[0], [1], [3]])),
+                                        a.index_select(1, m.tensor([3, 0])),
+                                        a.masked_fill(a.imag > 0, 1j)),
+         [(C(3, 4),), (C(3, 4, dtype="complex128"),)],
+         ops=["index", "gather", "index_select", "masked_fill"]),
+    # no gradcheck: a cast to complex64 computes in single precision
+    Spec("to_complex", lambda m, a: (a.to(m.complex64), a.to(m.complex128) * 1j,
+                                     a.cfloat().real),
+         [(T(3, 4),), (T(2, dtype="float64"),)], ops=["to_dtype"], gradcheck=False),
+]
