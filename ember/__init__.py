@@ -68,6 +68,7 @@ _publish_ops()
 _bind_tensor_methods()
 
 from . import linalg  # the torch.linalg namespace
+from . import fft  # the torch.fft namespace
 from . import cuda, nn, optim, profiler
 
 __version__ = "0.1.0"

@@ -10,7 +10,8 @@ Modules, in reading order:
     shape.py      views and reshaping: view, transpose, cat, split, ...
     index.py      indexing, gather/scatter, masked ops, nonzero
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
+    fft.py        the FFT primitives behind ember.fft (c2c, r2c, c2r)
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
-from . import _op, complex, copy, index, linalg, nn, pointwise, reduce, shape  # noqa: F401
+from . import _op, complex, copy, fft, index, linalg, nn, pointwise, reduce, shape  # noqa: F401
 from ._op import EXPORTS, REGISTRY  # noqa: F401

@@ -262,22 +262,22 @@ _unary("reciprocal", "float", _q(lambda xp, a: 1 / a),
 _unary("sin",        "float", lambda xp, a: xp.sin(a),          lambda g, a: (g * a.cos().conj(),))
 _unary("cos",        "float", lambda xp, a: xp.cos(a),
        lambda g, a: (-g * a.sin().conj(),))
-_unary("tan",        "float", _q(lambda xp, a: xp.tan(a)),
+_unary("tan",        "float", lambda xp, a: xp.tan(a),
        lambda g, out: (g * (1 + out * out).conj(),))
 _unary("asin",       "float", _q(lambda xp, a: xp.arcsin(a)),
        lambda g, a: (g * (1 - a * a).rsqrt().conj(),), aliases=("arcsin",))
 _unary("acos",       "float", _q(lambda xp, a: xp.arccos(a)),
        lambda g, a: (-g * (1 - a * a).rsqrt().conj(),), aliases=("arccos",))
-_unary("atan",       "float", _q(lambda xp, a: xp.arctan(a)),
+_unary("atan",       "float", lambda xp, a: xp.arctan(a),
        lambda g, a: (g / (a * a + 1).conj(),), aliases=("arctan",))
 _unary("sinh",       "float", _q(lambda xp, a: xp.sinh(a)),
        lambda g, a: (g * a.cosh().conj(),))
 _unary("cosh",       "float", _q(lambda xp, a: xp.cosh(a)),
        lambda g, a: (g * a.sinh().conj(),))
-_unary("tanh",       "float", _q(lambda xp, a: xp.tanh(a)),
+_unary("tanh",       "float", lambda xp, a: xp.tanh(a),
        lambda g, out: (_tanh_backward(g, out) if out._dtype.category != _COMPLEX
                        else g * (1 - out * out).conj(),))
-_unary("asinh",      "float", _q(lambda xp, a: xp.arcsinh(a)),
+_unary("asinh",      "float", lambda xp, a: xp.arcsinh(a),
        lambda g, a: (g * (a * a + 1).rsqrt().conj(),), aliases=("arcsinh",))
 _unary("acosh",      "float", _q(lambda xp, a: xp.arccosh(a)),
        lambda g, a: (g * (a * a - 1).rsqrt().conj(),), aliases=("arccosh",))
