@@ -69,6 +69,9 @@ _bind_tensor_methods()
 
 from . import linalg  # the torch.linalg namespace
 from . import fft  # the torch.fft namespace
+from . import signal
+from ._windows import (bartlett_window, blackman_window, hamming_window, hann_window,
+                       kaiser_window)
 from . import cuda, nn, optim, profiler
 
 __version__ = "0.1.0"

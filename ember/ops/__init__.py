@@ -11,7 +11,9 @@ Modules, in reading order:
     index.py      indexing, gather/scatter, masked ops, nonzero
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
     fft.py        the FFT primitives behind ember.fft (c2c, r2c, c2r)
+    spectral.py   stft and istft, built from the FFT ops
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
 from . import _op, complex, copy, fft, index, linalg, nn, pointwise, reduce, shape  # noqa: F401
+from . import spectral  # noqa: F401  (stft and istft need the complete op layer)
 from ._op import EXPORTS, REGISTRY  # noqa: F401
