@@ -14,6 +14,17 @@ Modules, in reading order:
     spectral.py   stft and istft, built from the FFT ops
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
-from . import _op, complex, copy, fft, index, linalg, nn, pointwise, reduce, shape  # noqa: F401
-from . import spectral  # noqa: F401  (stft and istft need the complete op layer)
+from . import (  # noqa: F401
+    _op,
+    complex,
+    copy,
+    fft,
+    index,
+    linalg,
+    nn,
+    pointwise,
+    reduce,
+    shape,
+    spectral,  # noqa: F401  (stft and istft need the complete op layer)
+)
 from ._op import EXPORTS, REGISTRY  # noqa: F401
