@@ -25,6 +25,6 @@ from . import (  # noqa: F401
     pointwise,
     reduce,
     shape,
-    spectral,  # noqa: F401  (stft and istft need the complete op layer)
+    spectral,
 )
 from ._op import EXPORTS, REGISTRY  # noqa: F401
