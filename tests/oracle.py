@@ -114,6 +114,9 @@ def assert_close(e, t, rtol=None, atol=None, what="value"):
     elif isinstance(t, float):
         assert np.isclose(e, t, rtol=rtol or 1e-6, atol=atol or 1e-8, equal_nan=True), \
             f"{what}: {e} != torch {t}"
+    elif torch is not None and isinstance(t, torch.dtype):
+        assert isinstance(e, ember.dtype) and str(e)[6:] == str(t)[6:], \
+            f"{what}: {e} != torch {t}"
     else:
         assert e == t, f"{what}: {e!r} != torch {t!r}"
 
