@@ -80,8 +80,8 @@ _DTYPES_BY_TORCH_NAME.update(half=dt.float16, float=dt.float32, double=dt.float6
 # torch dtypes ember has no equivalent for: a checkpoint may name them; using one is an error
 _FOREIGN_DTYPES = {"complex32", "chalf", "uint16", "uint32", "uint64", "float8_e4m3fn",
                    "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
-                   "float4_e2m1fn_x2", "qint8", "quint8", "qint32", "quint4x2", "quint2x4", "bits1x8", "bits2x4",
-                   "bits4x2", "bits8", "bits16"}
+                   "float4_e2m1fn_x2", "qint8", "quint8", "qint32", "quint4x2", "quint2x4",
+                   "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16"}
 _FOREIGN_DTYPES.update(f"uint{n}" for n in range(1, 8))
 _FOREIGN_DTYPES.update(f"int{n}" for n in range(1, 8))
 
