@@ -318,11 +318,13 @@ def sgn(input, *, out=None):
 
 @export(function=False, method=True)
 def sgn_(self):
+    """In-place sgn."""
     return (_sgn_complex if self._dtype.category == _COMPLEX else _sgn).inplace(self)
 
 
 @export(function=False, method=True)
 def abs_(self):
+    """In-place abs; refused for complex tensors (the result is real), as in torch."""
     if self._dtype.category == _COMPLEX:
         raise RuntimeError("In-place abs is not supported for complex tensors.")
     return _abs.inplace(self)
