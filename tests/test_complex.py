@@ -279,10 +279,21 @@ def test_in_place_arithmetic_against_torch():
     lambda m, z: m.ones(5).add_(z), lambda m, z: m.ones(5, dtype=m.int64).mul_(z),
     lambda m, z: z.bitwise_not(), lambda m, z: m.logit(z), lambda m, z: m.unique(z),
     lambda m, z: m.add(m.ones(2), m.ones(2), alpha=1j), lambda m, z: m.hypot(z, z),
+    lambda m, z: m.nn.functional.hardtanh(z), lambda m, z: m.nn.functional.relu6(z),
+    lambda m, z: m.nn.functional.max_pool1d(z.reshape(1, 1, 5), 2),
+    lambda m, z: m.nn.functional.softmax(z, 0), lambda m, z: m.nn.functional.gelu(z),
 ])
 def test_refusals_match_torch(fn):
     _torch()
     check_raises(fn, [_z(5)])
+
+
+@pytest.mark.parametrize("fn", [lambda m, a: m.linalg.svd(a), lambda m, a: m.linalg.qr(a),
+                                lambda m, a: m.linalg.eigh(a), lambda m, a: m.linalg.slogdet(a),
+                                lambda m, a: m.linalg.cholesky(a)])
+def test_decompositions_of_complex_matrices_are_not_supported_yet(fn):
+    with pytest.raises(NotImplementedError, match="complex"):
+        fn(ember, ember.from_numpy(_z(3, 3)))
 
 
 def test_casting_complex_to_real_warns_as_torch():

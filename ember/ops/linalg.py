@@ -779,7 +779,7 @@ def trace(input):
 
 
 _cross = defop("linalg_cross", "none", lambda xp, a, b, *, dim: xp.cross(a, b, axis=dim),
-               lambda g, a, b, dim: (_cross(b, g, dim=dim), _cross(g, a, dim=dim)))
+               lambda g, a, b, dim: (_cross(b.conj(), g, dim=dim), _cross(g, a.conj(), dim=dim)))
 
 
 def cross(input, other, *, dim=-1, out=None):
@@ -1116,22 +1116,23 @@ def _einsum_operand_grad(g, inputs, terms, output, k, equation):
 # 4. decompositions
 
 
-def _check_matrix(name, A, square=True, low_precision_ok=False):
-    """The checks torch.linalg functions share: >= 2 dims, square, a supported float dtype."""
+def _check_matrix(name, A, square=True, low_precision_ok=False, complex_ok=False):
+    """The checks torch.linalg functions share: >= 2 dims, square, a supported float dtype
+    (complex ones only where ember's rule handles them: `complex_ok`)."""
     _expect_tensors(name.replace(".", "_"), A=A)
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    _check_float(name, A, low_precision_ok)
+    _check_float(name, A, low_precision_ok, complex_ok)
 
 
-def _check_float(name, A, low_precision_ok=False):
-    if A.dtype.is_complex:
+def _check_float(name, A, low_precision_ok=False, complex_ok=False):
+    if A.dtype.is_complex and not complex_ok:
         raise NotImplementedError(f"{name}: ember's decompositions do not support complex "
                                   f"matrices yet (got {dt.scalar_name(A.dtype)})")
-    if not A.dtype.is_floating_point:
+    if A.dtype.category < dt.FLOATING:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{dt.scalar_name(A.dtype)}")
     if A.dtype.np in _HALF and not low_precision_ok:
@@ -1161,13 +1162,13 @@ def _inv_kernel(xp, a):
 
 
 _inv = defop("linalg_inv", "none", _inv_kernel,
-             lambda g, out: (-(out.mT @ g @ out.mT),),  # d(A^-1) = -A^-1 dA A^-1
+             lambda g, out: (-(out.mH @ g @ out.mH),),  # d(A^-1) = -A^-1 dA A^-1
              node_name="LinalgInvExBackward0")
 
 
 def _det_rule(g, a, out):
-    # d det(A) = det(A) tr(A^-1 dA)  ->  grad = g det(A) A^-T (A must be invertible)
-    return ((g * out).unsqueeze(-1).unsqueeze(-1) * _inv(a).mT,)
+    # d det(A) = det(A) tr(A^-1 dA)  ->  grad = g conj(det(A)) A^-H (A must be invertible)
+    return ((g * out.conj()).unsqueeze(-1).unsqueeze(-1) * _inv(a).mH,)
 
 
 _det = defop("linalg_det", "none", lambda xp, a: xp.linalg.det(a), _det_rule,
@@ -1195,9 +1196,9 @@ def _solve_kernel(xp, a, b):
 
 
 def _solve_rule(g, a, out, needs_input_grad):
-    # X = A^-1 B:  gB = A^-T g,  gA = -gB X^T  (the engine sums broadcast batch dims)
-    gb = _solve(a.mT, g)
-    ga = -(gb @ out.mT) if needs_input_grad[0] else None
+    # X = A^-1 B:  gB = A^-H g,  gA = -gB X^H  (the engine sums broadcast batch dims)
+    gb = _solve(a.mH, g)
+    ga = -(gb @ out.mH) if needs_input_grad[0] else None
     return ga, gb
 
 
@@ -1450,7 +1451,7 @@ _matrix_rank = defop("linalg_matrix_rank", "none", _matrix_rank_kernel, differen
 def inv(A, *, out=None):
     """A^-1; raises LinAlgError for a singular matrix."""
     _no_out(out, "linalg.inv")
-    _check_matrix("linalg.inv", A)
+    _check_matrix("linalg.inv", A, complex_ok=True)
     return _inv(A)
 
 
@@ -1462,7 +1463,7 @@ def inverse(input, *, out=None):
 @export(method=True)
 def det(A, *, out=None):
     _no_out(out, "linalg.det")
-    _check_matrix("linalg.det", A)
+    _check_matrix("linalg.det", A, complex_ok=True)
     return _det(A)
 
 
@@ -1489,7 +1490,7 @@ def solve(A, B, *, left=True, out=None):
     """X with A X = B (left=True) or X A = B; B may be a (batch of) vector(s)."""
     _expect_tensors("linalg_solve", A=A, B=B)
     _no_out(out, "linalg.solve")
-    _check_matrix("linalg.solve", A)
+    _check_matrix("linalg.solve", A, complex_ok=True)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
                            f"A of type {dt.scalar_name(A.dtype)} and B of type "
@@ -1719,7 +1720,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(ord, str) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type(ord).__name__}")
-    _check_float("linalg.vector_norm", x, low_precision_ok=True)
+    _check_float("linalg.vector_norm", x, low_precision_ok=True, complex_ok=True)
     dims = wrap_dims(None if dim == () or dim == [] else dim, x.ndim)
     if ord < 0 and x.numel() == 0 or ord == _INF and x.numel() == 0:
         empty = [d for d in dims if x.shape[d] == 0]
