@@ -170,8 +170,8 @@ def _promoted_arrays(kind, args):
     """The raw operands in the compute dtype (Python numbers as NumPy scalars of that dtype),
     and the output's NumPy dtype.
 
-    Fast path first: floating tensors of one dtype, possibly with Python floats/ints -- the
-    overwhelmingly common case -- need no cast and no promotion lookup."""
+    Fast path first: floating (or complex) tensors of one dtype, possibly with Python
+    floats/ints -- the overwhelmingly common case -- need no cast and no promotion lookup."""
     dtype = None
     for x in args:
         if isinstance(x, Tensor):
@@ -182,7 +182,7 @@ def _promoted_arrays(kind, args):
         elif type(x) is not float and type(x) is not int:
             break
     else:
-        if dtype is not None and dtype.category == dt.FLOATING:
+        if dtype is not None and dtype.category >= dt.FLOATING:
             scalar = dtype.np.type
             arrays = [x._data if isinstance(x, Tensor) else scalar(x) for x in args]
             return arrays, (_BOOL_NP if kind == "compare" else dtype.np)
