@@ -79,8 +79,11 @@ def _refuse_complex(name, a, message=None, error=NotImplementedError):
 
 
 def _conj(x):
-    """The complex conjugate of a tensor or a Python number (itself when real)."""
-    return x.conj() if isinstance(x, Tensor) else x.conjugate()
+    """The complex conjugate of a tensor or a Python number (itself when real: the rules of
+    real graphs pay this one check)."""
+    if isinstance(x, Tensor):
+        return x if x._dtype.category != _COMPLEX else x.conj()
+    return x.conjugate()
 
 
 def _typed(a, value):
