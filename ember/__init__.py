@@ -67,6 +67,7 @@ _publish_ops()
 _bind_tensor_methods()
 
 from . import linalg  # the torch.linalg namespace
+from . import special  # the torch.special namespace
 from . import cuda, nn, optim, profiler
 
 __version__ = "0.1.0"

@@ -10,6 +10,8 @@ Modules, in reading order:
     index.py      indexing, gather/scatter, masked ops, nonzero
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
+    special.py    torch.special's functions (numerics in _special_math.py)
+    sampling.py   the gamma, Dirichlet and binomial samplers behind ember.distributions
 """
-from . import _op, copy, index, linalg, nn, pointwise, reduce, shape  # noqa: F401
+from . import _op, copy, index, linalg, nn, pointwise, reduce, sampling, shape, special  # noqa: F401
 from ._op import EXPORTS, REGISTRY  # noqa: F401
