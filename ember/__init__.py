@@ -69,5 +69,6 @@ _bind_tensor_methods()
 from . import linalg  # the torch.linalg namespace
 from . import special  # the torch.special namespace
 from . import cuda, nn, optim, profiler
+from . import distributions  # after nn: distributions use nn.functional
 
 __version__ = "0.1.0"
