@@ -93,6 +93,8 @@ def test_shapes_and_flags(case):
     assert type(e.support).__name__ == type(t.support).__name__
     assert e.support.event_dim == t.support.event_dim
     assert e.support.is_discrete == t.support.is_discrete
+    assert {k: type(v).__name__ for k, v in e.arg_constraints.items()} == {
+        k: type(v).__name__ for k, v in t.arg_constraints.items()}
 
 
 @pytest.mark.parametrize("case", PARAMS)

@@ -1,6 +1,8 @@
 """The LKJ distribution over Cholesky factors of correlation matrices (Lewandowski, Kurowicka
 & Joe, 2009), sampled by the onion method: row i is a random direction scaled by the square
-root of a Beta draw, completed to unit norm by the diagonal.
+root of a Beta draw, completed to unit norm by the diagonal. Differs from torch 2.13 in one
+Beta parameter of the sampler (see __init__): torch's draws do not have the LKJ marginals
+for dim >= 3.
 
 Read next: wishart.py.
 """
@@ -30,12 +32,15 @@ class LKJCholesky(Distribution):
         self.dim = dim
         (self.concentration,) = broadcast_all(concentration)
         batch_shape = self.concentration.size()
-        # row i's squared off-diagonal norm is Beta(i/2, concentration + (dim - 2 - i + 1)/2)
+        # row i (i >= 1) of the factor has i off-diagonal entries, of squared norm y_i ~
+        # Beta(i/2, concentration + (dim - 1 - i)/2) (the onion method; row 0 takes row 1's
+        # parameters, its draw is unused). torch 2.13 uses Beta(i - 1/2, ...), which gives rows
+        # 2 and up the wrong marginals (tests/test_distributions_sampling.py checks them).
         marginal = self.concentration + 0.5 * (self.dim - 2)
         offset = ember.arange(self.dim - 1, dtype=self.concentration.dtype,
                               device=self.concentration.device)
         offset = ember.cat([offset.new_zeros((1,)), offset])
-        self._beta = Beta(offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset)
+        self._beta = Beta(0.5 * offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset)
         super().__init__(batch_shape, ember.Size((dim, dim)), validate_args)
 
     def expand(self, batch_shape, _instance=None):
