@@ -70,6 +70,7 @@ class Bernoulli(ExponentialFamily):
 
     @property
     def param_shape(self):
+        """The shape of the parameter tensor (probs or logits)."""
         return self._param.size()
 
     def sample(self, sample_shape=ember.Size()):

@@ -67,10 +67,12 @@ class Beta(ExponentialFamily):
 
     @property
     def concentration1(self):
+        """The first concentration (the exponent of x)."""
         return self._dirichlet.concentration[..., 0]
 
     @property
     def concentration0(self):
+        """The second concentration (the exponent of 1 - x)."""
         return self._dirichlet.concentration[..., 1]
 
     @property

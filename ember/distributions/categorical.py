@@ -59,6 +59,7 @@ class Categorical(Distribution):
 
     @property
     def param_shape(self):
+        """The shape of the parameter tensor (probs or logits)."""
         return self._param.size()
 
     @property

@@ -27,4 +27,5 @@ class Chi2(Gamma):
 
     @property
     def df(self):
+        """The degrees of freedom."""
         return self.concentration * 2

@@ -104,6 +104,7 @@ class ContinuousBernoulli(ExponentialFamily):
 
     @property
     def param_shape(self):
+        """The shape of the parameter tensor (probs or logits)."""
         return self._param.size()
 
     def sample(self, sample_shape=ember.Size()):

@@ -31,6 +31,7 @@ class HalfNormal(TransformedDistribution):
 
     @property
     def scale(self):
+        """The scale parameter."""
         return self.base_dist.scale
 
     @property

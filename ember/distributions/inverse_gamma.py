@@ -32,10 +32,12 @@ class InverseGamma(TransformedDistribution):
 
     @property
     def concentration(self):
+        """The concentration (shape) parameter."""
         return self.base_dist.concentration
 
     @property
     def rate(self):
+        """The rate parameter."""
         return self.base_dist.rate
 
     @property

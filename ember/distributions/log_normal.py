@@ -27,10 +27,12 @@ class LogNormal(TransformedDistribution):
 
     @property
     def loc(self):
+        """The location parameter."""
         return self.base_dist.loc
 
     @property
     def scale(self):
+        """The scale parameter."""
         return self.base_dist.scale
 
     @property

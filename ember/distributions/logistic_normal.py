@@ -31,8 +31,10 @@ class LogisticNormal(TransformedDistribution):
 
     @property
     def loc(self):
+        """The location parameter."""
         return self.base_dist.base_dist.loc
 
     @property
     def scale(self):
+        """The scale parameter."""
         return self.base_dist.base_dist.scale

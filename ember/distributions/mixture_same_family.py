@@ -67,10 +67,12 @@ class MixtureSameFamily(Distribution):
 
     @property
     def mixture_distribution(self):
+        """The Categorical over the components."""
         return self._mixture_distribution
 
     @property
     def component_distribution(self):
+        """The distribution whose rightmost batch dim are the components."""
         return self._component_distribution
 
     @property

@@ -57,14 +57,17 @@ class Multinomial(Distribution):
 
     @property
     def logits(self):
+        """The log-odds or log-probabilities."""
         return self._categorical.logits
 
     @property
     def probs(self):
+        """The probabilities."""
         return self._categorical.probs
 
     @property
     def param_shape(self):
+        """The shape of the parameter tensor (probs or logits)."""
         return self._categorical.param_shape
 
     def sample(self, sample_shape=ember.Size()):

@@ -65,6 +65,7 @@ class NegativeBinomial(Distribution):
 
     @property
     def param_shape(self):
+        """The shape of the parameter tensor (probs or logits)."""
         return self._param.size()
 
     @lazy_property

@@ -44,10 +44,12 @@ class OneHotCategorical(Distribution):
 
     @property
     def probs(self):
+        """The probabilities."""
         return self._categorical.probs
 
     @property
     def logits(self):
+        """The log-odds or log-probabilities."""
         return self._categorical.logits
 
     @property
@@ -65,6 +67,7 @@ class OneHotCategorical(Distribution):
 
     @property
     def param_shape(self):
+        """The shape of the parameter tensor (probs or logits)."""
         return self._categorical.param_shape
 
     def sample(self, sample_shape=ember.Size()):

@@ -47,14 +47,17 @@ class LogitRelaxedBernoulli(Distribution):
 
     @lazy_property
     def logits(self):
+        """The log-odds or log-probabilities."""
         return probs_to_logits(self.probs, is_binary=True)
 
     @lazy_property
     def probs(self):
+        """The probabilities."""
         return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self):
+        """The shape of the parameter tensor (probs or logits)."""
         return self._param.size()
 
     def rsample(self, sample_shape=ember.Size()):
@@ -89,12 +92,15 @@ class RelaxedBernoulli(TransformedDistribution):
 
     @property
     def temperature(self):
+        """The relaxation temperature."""
         return self.base_dist.temperature
 
     @property
     def logits(self):
+        """The log-odds or log-probabilities."""
         return self.base_dist.logits
 
     @property
     def probs(self):
+        """The probabilities."""
         return self.base_dist.probs

@@ -43,14 +43,17 @@ class ExpRelaxedCategorical(Distribution):
 
     @property
     def param_shape(self):
+        """The shape of the parameter tensor (probs or logits)."""
         return self._categorical.param_shape
 
     @property
     def logits(self):
+        """The log-odds or log-probabilities."""
         return self._categorical.logits
 
     @property
     def probs(self):
+        """The probabilities."""
         return self._categorical.probs
 
     def rsample(self, sample_shape=ember.Size()):
@@ -91,12 +94,15 @@ class RelaxedOneHotCategorical(TransformedDistribution):
 
     @property
     def temperature(self):
+        """The relaxation temperature."""
         return self.base_dist.temperature
 
     @property
     def logits(self):
+        """The log-odds or log-probabilities."""
         return self.base_dist.logits
 
     @property
     def probs(self):
+        """The probabilities."""
         return self.base_dist.probs

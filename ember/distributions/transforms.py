@@ -142,10 +142,12 @@ class _InverseTransform(Transform):
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
+        """The constraint of valid inputs."""
         return self._inv.codomain
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
+        """The constraint of the outputs."""
         return self._inv.domain
 
     @property
@@ -302,11 +304,13 @@ class IndependentTransform(Transform):
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
+        """The constraint of valid inputs."""
         return constraints.independent(self.base_transform.domain,
                                        self.reinterpreted_batch_ndims)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
+        """The constraint of the outputs."""
         return constraints.independent(self.base_transform.codomain,
                                        self.reinterpreted_batch_ndims)
 
@@ -366,10 +370,12 @@ class ReshapeTransform(Transform):
 
     @constraints.dependent_property
     def domain(self):
+        """The constraint of valid inputs."""
         return constraints.independent(constraints.real, len(self.in_shape))
 
     @constraints.dependent_property
     def codomain(self):
+        """The constraint of the outputs."""
         return constraints.independent(constraints.real, len(self.out_shape))
 
     def with_cache(self, cache_size=1):
@@ -561,11 +567,13 @@ class AffineTransform(Transform):
 
     @constraints.dependent_property(is_discrete=False)
     def domain(self):
+        """The constraint of valid inputs."""
         return constraints.real if self.event_dim == 0 else constraints.independent(
             constraints.real, self.event_dim)
 
     @constraints.dependent_property(is_discrete=False)
     def codomain(self):
+        """The constraint of the outputs."""
         return constraints.real if self.event_dim == 0 else constraints.independent(
             constraints.real, self.event_dim)
 
@@ -838,10 +846,12 @@ class CatTransform(Transform):
 
     @constraints.dependent_property
     def domain(self):
+        """The constraint of valid inputs."""
         return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
 
     @constraints.dependent_property
     def codomain(self):
+        """The constraint of the outputs."""
         return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
 
 
@@ -885,10 +895,12 @@ class StackTransform(Transform):
 
     @constraints.dependent_property
     def domain(self):
+        """The constraint of valid inputs."""
         return constraints.stack([t.domain for t in self.transforms], self.dim)
 
     @constraints.dependent_property
     def codomain(self):
+        """The constraint of the outputs."""
         return constraints.stack([t.codomain for t in self.transforms], self.dim)
 
 
@@ -905,6 +917,7 @@ class CumulativeDistributionTransform(Transform):
 
     @property
     def domain(self):
+        """The constraint of valid inputs."""
         return self.distribution.support
 
     def _call(self, x):
