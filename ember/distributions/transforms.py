@@ -185,7 +185,7 @@ class _InverseTransform(Transform):
 
 
 class ComposeTransform(Transform):
-    """parts[-1](... parts[0](x)): the transforms applied in order (the parts cache)."""
+    """`parts[-1](... parts[0](x))`: the transforms applied in order (the parts cache)."""
 
     def __init__(self, parts, cache_size=0):
         if cache_size:

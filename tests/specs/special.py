@@ -12,6 +12,11 @@ import numpy as np
 
 from ._spec import I, Spec, T
 
+try:  # imported now, at collection: SciPy's first import adds warnings filters, which the
+    import scipy.special  # noqa: F401  state guard would blame on the first test to use it
+except ImportError:
+    pass
+
 EDGES = np.array([0.0, -0.0, 1.0, 2.0, 0.5, -0.5, -1.0, -2.0, -2.5, 1e-30, 1e-8, 30.0, 1e10,
                   1e30, np.inf, -np.inf, np.nan], dtype=np.float64)
 EDGES32 = EDGES.astype(np.float32)
