@@ -14,7 +14,7 @@ The methods are the textbook ones (Abramowitz & Stegun, DLMF, Numerical Recipes)
                                Temme's uniform expansion for a > 1e6
     Bessel I0 / I1             power series below |x| = 30, Hankel's expansion above
     erfcx, ndtr, log_ndtr      erfc's Chebyshev form (pointwise.py) and its asymptotic series
-    ndtri                      Newton's method on log ndtr from an asymptotic first guess
+    ndtri                      Acklam's rational approximation, refined by one Halley step
     orthogonal polynomials     their three-term recurrences (trigonometric forms for Chebyshev)
 Edge values follow torch (digamma(-0.) = +inf, zeta(x, inf) = nan, ...), each noted where made.
 
@@ -22,7 +22,7 @@ Read next: special.py.
 """
 import math
 
-from .pointwise import _FULL, _erfc_chebyshev, _erfinv64, _exp_neg_square
+from .pointwise import _FULL, _erfc_chebyshev, _exp_neg_square
 
 _EPS = 2.0 ** -53
 _LOG_2PI = math.log(2 * math.pi)
@@ -50,17 +50,21 @@ def sin_pi(xp, x):
 # the gamma family
 
 
-def _shift_up(xp, x, limit, per_step):
-    """Add 1 to each element until it is >= `limit` (x > 0), collecting sum(per_step(x))
-    over the values passed; returns (the shifted x, the collected sum)."""
+def _shift_up(xp, x, limit, step, start):
+    """Add 1 to each element below `limit` (x > 0) until it is not, folding each value passed
+    into an accumulator, acc = step(acc, z) from `start`; returns (the shifted x, acc). Only
+    the elements below the limit take part in the loop."""
     z = x.copy()
-    acc = xp.zeros_like(x)
+    acc = xp.full_like(x, start)
+    idx = xp.nonzero(z < limit)[0]
+    zs, accs = z[idx], acc[idx]
     for _ in range(int(limit) + 1):
-        low = z < limit
+        low = zs < limit
         if not low.any():
             break
-        acc += xp.where(low, per_step(z), 0)
-        z += low
+        accs = xp.where(low, step(accs, zs), accs)
+        zs = zs + low
+    z[idx], acc[idx] = zs, accs
     return z, acc
 
 
@@ -80,9 +84,9 @@ def _odd_series(xp, z, coefficients):
 
 def _lgamma_right(xp, x):
     """lgamma for x >= 1/2: Stirling's series after shifting x up to 10 (error < 1e-16)."""
-    z, log_product = _shift_up(xp, x, 10, lambda z: xp.log(z))
+    z, product = _shift_up(xp, x, 10, lambda acc, z: acc * z, 1.0)  # at most 10! / 2
     out = (z - 0.5) * xp.log(z) - z + 0.5 * _LOG_2PI + _odd_series(xp, z, _STIRLING)
-    return xp.where(x == math.inf, math.inf, out - log_product)
+    return xp.where(x == math.inf, math.inf, out - xp.log(product))
 
 
 def lgamma(xp, x):
@@ -100,7 +104,7 @@ _DIGAMMA = tuple(b / (2 * k + 2) for k, b in enumerate(_BERNOULLI[:8]))
 
 
 def _digamma_right(xp, x):
-    z, harmonic = _shift_up(xp, x, 10, lambda z: 1 / z)
+    z, harmonic = _shift_up(xp, x, 10, lambda acc, z: acc + 1 / z, 0.0)
     out = xp.log(z) - 0.5 / z - _odd_series(xp, z, _DIGAMMA) / z - harmonic
     return xp.where(x == math.inf, math.inf, out)
 
@@ -118,7 +122,7 @@ def digamma(xp, x):
 
 # trigamma(z) ~ 1/z + 1/(2z^2) + sum_k B_2k / z^(2k+1)
 def _trigamma_right(xp, x):
-    z, squares = _shift_up(xp, x, 10, lambda z: 1 / (z * z))
+    z, squares = _shift_up(xp, x, 10, lambda acc, z: acc + 1 / (z * z), 0.0)
     return 1 / z + 0.5 / (z * z) + _odd_series(xp, z, _BERNOULLI[:8]) / (z * z) + squares
 
 
@@ -208,19 +212,44 @@ def _max_terms(a):
     return int(10 * math.sqrt(float(a.max()))) + 100 if a.size else 0
 
 
+class _Converging:
+    """The loop state of a series or continued fraction over many elements: arrays holding
+    only the elements still converging, and `out`, where each finished element's value is
+    written. Dropping finished elements every few steps keeps the work on the live ones
+    contiguous (fancy indexing at every step would cost more than the arithmetic)."""
+
+    def __init__(self, xp, n, **arrays):
+        self.index = xp.arange(n)
+        self.out = xp.empty(n)
+        self.arrays = arrays
+
+    def retire(self, done, value):
+        """Write `value` of the elements where `done` holds and drop them; True if none is
+        left."""
+        if done.any():
+            self.out[self.index[done]] = value[done]
+            keep = ~done
+            self.index = self.index[keep]
+            self.arrays = {k: v[keep] for k, v in self.arrays.items()}
+        return self.index.size == 0
+
+    def finish(self, value):
+        self.out[self.index] = value
+        return self.out
+
+
 def _lower_series(xp, a, x):
     """P(a, x) = x^a e^-x / Gamma(a + 1) * sum_n x^n / ((a + 1) ... (a + n)), for x < a + 1."""
-    total = xp.ones_like(x)
-    term = xp.ones_like(x)
-    denominator = a.copy()
-    live = xp.arange(x.size)
-    for _ in range(_max_terms(a)):
-        if not live.size:
+    state = _Converging(xp, x.size, a=a.copy(), x=x, term=xp.ones_like(x),
+                        total=xp.ones_like(x))
+    for step in range(_max_terms(a)):
+        v = state.arrays
+        v["a"] += 1
+        v["term"] *= v["x"] / v["a"]
+        v["total"] += v["term"]
+        if step % 8 == 7 and state.retire(~(v["term"] > _EPS * v["total"]), v["total"]):
             break
-        denominator[live] += 1
-        term[live] *= x[live] / denominator[live]
-        total[live] += term[live]
-        live = live[term[live] > _EPS * total[live]]
+    total = state.finish(state.arrays["total"])
     return total * _gamma_prefactor(xp, a, x) / a
 
 
@@ -228,25 +257,21 @@ def _upper_fraction(xp, a, x):
     """Q(a, x) from its continued fraction (modified Lentz), for x >= a + 1."""
     tiny = 1e-300
     b = x + 1 - a
-    c = xp.full_like(x, 1 / tiny)
-    d = 1 / b
-    h = d.copy()
-    live = xp.arange(x.size)
+    state = _Converging(xp, x.size, a=a, b=b, c=xp.full_like(x, 1 / tiny), d=1 / b, h=1 / b)
     for i in range(1, _max_terms(a) + 1):
-        if not live.size:
+        v = state.arrays
+        an = -i * (i - v["a"])
+        v["b"] += 2
+        d = an * v["d"] + v["b"]
+        d = 1 / xp.where(xp.abs(d) < tiny, tiny, d)
+        c = v["b"] + an / v["c"]
+        c = xp.where(xp.abs(c) < tiny, tiny, c)
+        step = d * c
+        v["d"], v["c"] = d, c
+        v["h"] *= step
+        if i % 8 == 0 and state.retire(~(xp.abs(step - 1) > _EPS), v["h"]):
             break
-        an = -i * (i - a[live])
-        b[live] += 2
-        dl = an * d[live] + b[live]
-        dl = xp.where(xp.abs(dl) < tiny, tiny, dl)
-        cl = b[live] + an / c[live]
-        cl = xp.where(xp.abs(cl) < tiny, tiny, cl)
-        dl = 1 / dl
-        step = dl * cl
-        d[live], c[live] = dl, cl
-        h[live] *= step
-        live = live[xp.abs(step - 1) > _EPS]
-    return h * _gamma_prefactor(xp, a, x)
+    return state.finish(state.arrays["h"]) * _gamma_prefactor(xp, a, x)
 
 
 def _temme(xp, a, x, upper):
@@ -315,8 +340,10 @@ def _bessel_i_series(xp, x, order):
     term = x / 2 if order else xp.ones_like(x)
     total = term.copy()
     for k in range(1, _BESSEL_SERIES_TERMS):
-        term = term * quarter_square / (k * (k + order))
+        term *= quarter_square / (k * (k + order))
         total += term
+        if k % 10 == 0 and not (term > _EPS * total).any():
+            break  # every element has converged (small arguments need few terms)
     return total
 
 
@@ -387,20 +414,48 @@ def log_ndtr(xp, x):
     return xp.where(x < 0, left, right)
 
 
+# P. J. Acklam's rational approximation of ndtri (relative error 1.15e-9): the central region
+# |q - 1/2| < 1/2 - 0.02425 in r = q - 1/2, the tails in t = sqrt(-2 log q)
+_ACKLAM_A = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+             1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
+_ACKLAM_B = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+             6.680131188771972e+01, -1.328068155288572e+01, 1.0)
+_ACKLAM_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+             -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
+_ACKLAM_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+             3.754408661907416e+00, 1.0)
+
+
+def _horner(xp, coefficients, t):
+    """sum_k c_k t^(n-k), the coefficients from the highest power down."""
+    acc = xp.full_like(t, coefficients[0])
+    for c in coefficients[1:]:
+        acc *= t
+        acc += c
+    return acc
+
+
+def _ndtri_lower(xp, q):
+    """ndtri(q) for 0 < q <= 1/2, to 1.15e-9 relative (Acklam)."""
+    r = q - 0.5
+    s = r * r
+    central = r * _horner(xp, _ACKLAM_A, s) / _horner(xp, _ACKLAM_B, s)
+    t = xp.sqrt(-2 * xp.log(q))
+    tail = _horner(xp, _ACKLAM_C, t) / _horner(xp, _ACKLAM_D, t)
+    return xp.where(q > 0.02425, central, tail)
+
+
 def ndtri(xp, p):
-    """The inverse of ndtr. With q = min(p, 1 - p) (1 - p is exact for p >= 1/2), solve
-    log ndtr(-z) = log q for z >= 0 by Newton's method from an asymptotic first guess for small
-    q (ndtr(-z) ~ phi(z)/z) or sqrt2 erfinv(1 - 2q); five steps reach full precision."""
+    """The inverse of ndtr: with q = min(p, 1 - p) (1 - p is exact for p >= 1/2), Acklam's
+    approximation of ndtri(q), then one Halley step on ndtr(x) = q, which triples its correct
+    digits. The step's residual is taken relative to q, (ndtr(x)/q - 1) q / phi(x), with
+    q / phi(x) = exp(log q + x^2/2 + log(2 pi)/2) finite even where phi(x) underflows."""
     q = xp.minimum(p, 1 - p)
     safe = xp.where((q > 0) & (q <= 0.5), q, 0.25)
-    t = -2 * xp.log(safe)
-    tail = xp.sqrt(xp.maximum(t - xp.log(t) - _LOG_2PI, 0.0))
-    z = xp.where(safe < 1e-3, tail, _SQRT2 * _erfinv64(xp, 1 - 2 * safe, _FULL))
-    log_q = xp.log(safe)
-    for _ in range(5):
-        log_cdf = log_ndtr(xp, -z)
-        z = z + (log_cdf - log_q) * math.sqrt(2 * math.pi) * xp.exp(0.5 * z * z + log_cdf)
-    out = xp.where(p < 0.5, -z, z)
+    x = _ndtri_lower(xp, safe)
+    u = (ndtr(xp, x) / safe - 1) * xp.exp(xp.log(safe) + 0.5 * x * x + 0.5 * _LOG_2PI)
+    x = x - u / (1 + 0.5 * x * u)
+    out = xp.where(p < 0.5, x, -x)
     out = xp.where(p == 0, -math.inf, xp.where(p == 1, math.inf, out))
     return xp.where((p < 0) | (p > 1) | xp.isnan(p), math.nan, out)
 
