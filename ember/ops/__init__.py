@@ -9,9 +9,11 @@ Modules, in reading order:
     shape.py      views and reshaping: view, transpose, cat, split, ...
     index.py      indexing, gather/scatter, masked ops, nonzero
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
+    sparse.py     the primitives of sparse COO tensors (densify, sparse @ dense, coalesce)
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
     special.py    torch.special's functions (numerics in _special_math.py)
     sampling.py   the gamma, Dirichlet and binomial samplers behind ember.distributions
 """
-from . import _op, copy, index, linalg, nn, pointwise, reduce, sampling, shape, special  # noqa: F401
+from . import (_op, copy, index, linalg, nn, pointwise, reduce, sampling, shape,  # noqa: F401
+               sparse, special)
 from ._op import EXPORTS, REGISTRY  # noqa: F401
