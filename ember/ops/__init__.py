@@ -14,6 +14,6 @@ Modules, in reading order:
     special.py    torch.special's functions (numerics in _special_math.py)
     sampling.py   the gamma, Dirichlet and binomial samplers behind ember.distributions
 """
-from . import (_op, copy, index, linalg, nn, pointwise, reduce, sampling, shape,  # noqa: F401
-               sparse, special)
-from ._op import EXPORTS, REGISTRY  # noqa: F401
+# ruff: noqa: F401
+from . import _op, copy, index, linalg, nn, pointwise, reduce, sampling, shape, sparse, special
+from ._op import EXPORTS, REGISTRY
