@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test,demo]'
+	$(PY) -m pip install -q --no-deps torchvision==0.28.0
 	touch $(STAMP)
 
 test: $(STAMP)
