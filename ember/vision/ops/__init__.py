@@ -1,1 +1,2 @@
 """placeholder"""
+from .misc import MLP, Conv2dNormActivation, Permute  # noqa: F401
