@@ -95,6 +95,7 @@ class CIFAR10(VisionDataset):
                                      md5=self.tgz_md5)
 
     def extra_repr(self):
+        """The split, for the repr."""
         return f"Split: {'Train' if self.train is True else 'Test'}"
 
 

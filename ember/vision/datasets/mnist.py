@@ -213,6 +213,7 @@ class MNIST(VisionDataset):
                 raise RuntimeError(f"Error downloading {filename}:\n" + "".join(errors))
 
     def extra_repr(self):
+        """The split, for the repr."""
         return f"Split: {'Train' if self.train is True else 'Test'}"
 
 

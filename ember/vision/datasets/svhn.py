@@ -74,4 +74,5 @@ class SVHN(VisionDataset):
         download_url(self.url, self.root, self.filename, self.file_md5)
 
     def extra_repr(self):
+        """The split, for the repr."""
         return f"Split: {self.split}"

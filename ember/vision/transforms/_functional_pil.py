@@ -18,17 +18,20 @@ def _check_pil(img):
 
 
 def get_dimensions(img):
+    """The PIL image version of functional.get_dimensions."""
     _check_pil(img)
     width, height = img.size
     return [len(img.getbands()), height, width]
 
 
 def hflip(img):
+    """The PIL image version of functional.hflip."""
     _check_pil(img)
     return img.transpose(_pil.module().Transpose.FLIP_LEFT_RIGHT)
 
 
 def vflip(img):
+    """The PIL image version of functional.vflip."""
     _check_pil(img)
     return img.transpose(_pil.module().Transpose.FLIP_TOP_BOTTOM)
 
@@ -39,18 +42,22 @@ def _enhance(img, kind, factor):
 
 
 def adjust_brightness(img, brightness_factor):
+    """The PIL image version of functional.adjust_brightness."""
     return _enhance(img, "Brightness", brightness_factor)
 
 
 def adjust_contrast(img, contrast_factor):
+    """The PIL image version of functional.adjust_contrast."""
     return _enhance(img, "Contrast", contrast_factor)
 
 
 def adjust_saturation(img, saturation_factor):
+    """The PIL image version of functional.adjust_saturation."""
     return _enhance(img, "Color", saturation_factor)
 
 
 def adjust_sharpness(img, sharpness_factor):
+    """The PIL image version of functional.adjust_sharpness."""
     return _enhance(img, "Sharpness", sharpness_factor)
 
 
@@ -70,6 +77,7 @@ def adjust_hue(img, hue_factor):
 
 
 def adjust_gamma(img, gamma, gain=1.0):
+    """The PIL image version of functional.adjust_gamma."""
     _check_pil(img)
     if gamma < 0:
         raise ValueError("Gamma should be a non-negative real number")
@@ -97,6 +105,7 @@ def _fill_option(fill, img, name="fillcolor"):
 
 
 def pad(img, padding, fill=0, padding_mode="constant"):
+    """The PIL image version of functional.pad."""
     _check_pil(img)
     if not isinstance(padding, (numbers.Number, tuple, list)):
         raise TypeError("Got inappropriate padding arg")
@@ -146,11 +155,13 @@ def _pad_numpy(img, padding, mode):
 
 
 def crop(img, top, left, height, width):
+    """The PIL image version of functional.crop."""
     _check_pil(img)
     return img.crop((left, top, left + width, top + height))
 
 
 def resize(img, size, interpolation):
+    """The PIL image version of functional.resize."""
     _check_pil(img)
     if not (isinstance(size, list) and len(size) == 2):
         raise TypeError(f"Got inappropriate size arg: {size}")
@@ -158,6 +169,7 @@ def resize(img, size, interpolation):
 
 
 def affine(img, matrix, interpolation, fill=None):
+    """The PIL image version of functional.affine."""
     _check_pil(img)
     Image = _pil.module()
     return img.transform(img.size, Image.Transform.AFFINE, matrix, interpolation,
@@ -165,11 +177,13 @@ def affine(img, matrix, interpolation, fill=None):
 
 
 def rotate(img, angle, interpolation, expand=False, center=None, fill=None):
+    """The PIL image version of functional.rotate."""
     _check_pil(img)
     return img.rotate(angle, interpolation, expand, center, **_fill_option(fill, img))
 
 
 def perspective(img, coeffs, interpolation, fill=None):
+    """The PIL image version of functional.perspective."""
     _check_pil(img)
     Image = _pil.module()
     return img.transform(img.size, Image.Transform.PERSPECTIVE, coeffs, interpolation,
@@ -177,6 +191,7 @@ def perspective(img, coeffs, interpolation, fill=None):
 
 
 def to_grayscale(img, num_output_channels):
+    """The PIL image version of functional.to_grayscale."""
     _check_pil(img)
     if num_output_channels not in (1, 3):
         raise ValueError("num_output_channels should be either 1 or 3")
@@ -193,20 +208,25 @@ def _image_ops(name, img, *args):
 
 
 def invert(img):
+    """The PIL image version of functional.invert."""
     return _image_ops("invert", img)
 
 
 def posterize(img, bits):
+    """The PIL image version of functional.posterize."""
     return _image_ops("posterize", img, bits)
 
 
 def solarize(img, threshold):
+    """The PIL image version of functional.solarize."""
     return _image_ops("solarize", img, threshold)
 
 
 def autocontrast(img):
+    """The PIL image version of functional.autocontrast."""
     return _image_ops("autocontrast", img)
 
 
 def equalize(img):
+    """The PIL image version of functional.equalize."""
     return _image_ops("equalize", img)

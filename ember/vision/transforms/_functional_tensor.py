@@ -25,6 +25,7 @@ def _check_image(img):
 
 
 def get_dimensions(img):
+    """The tensor version of functional.get_dimensions."""
     _check_image(img)
     channels = 1 if img.ndim == 2 else img.shape[-3]
     return [channels, img.shape[-2], img.shape[-1]]
@@ -74,11 +75,13 @@ def convert_image_dtype(image, dtype=ember.float32):
 
 
 def vflip(img):
+    """The tensor version of functional.vflip."""
     _check_image(img)
     return img.flip(-2)
 
 
 def hflip(img):
+    """The tensor version of functional.hflip."""
     _check_image(img)
     return img.flip(-1)
 
@@ -116,6 +119,7 @@ def _blend(img1, img2, ratio):
 
 
 def adjust_brightness(img, brightness_factor):
+    """The tensor version of functional.adjust_brightness."""
     if brightness_factor < 0:
         raise ValueError(f"brightness_factor ({brightness_factor}) is not non-negative.")
     _check_image(img)
@@ -124,6 +128,7 @@ def adjust_brightness(img, brightness_factor):
 
 
 def adjust_contrast(img, contrast_factor):
+    """The tensor version of functional.adjust_contrast."""
     if contrast_factor < 0:
         raise ValueError(f"contrast_factor ({contrast_factor}) is not non-negative.")
     _check_image(img)
@@ -135,6 +140,7 @@ def adjust_contrast(img, contrast_factor):
 
 
 def adjust_saturation(img, saturation_factor):
+    """The tensor version of functional.adjust_saturation."""
     if saturation_factor < 0:
         raise ValueError(f"saturation_factor ({saturation_factor}) is not non-negative.")
     _check_image(img)
@@ -232,6 +238,7 @@ def _pad_symmetric(img, padding):
 
 
 def pad(img, padding, fill=0, padding_mode="constant"):
+    """The tensor version of functional.pad."""
     _check_image(img)
     fill = 0 if fill is None else fill
     if not isinstance(padding, (int, tuple, list)):
@@ -385,6 +392,7 @@ def _expanded_size(matrix, w, h):
 
 
 def rotate(img, matrix, interpolation="nearest", expand=False, fill=None):
+    """The tensor version of functional.rotate."""
     _check_grid_inputs(img, matrix, interpolation, fill)
     h, w = img.shape[-2:]
     ow, oh = _expanded_size(matrix, w, h) if expand else (w, h)
@@ -434,6 +442,7 @@ def gaussian_blur(img, kernel_size, sigma):
 
 
 def invert(img):
+    """The tensor version of functional.invert."""
     _check_image(img)
     _check_3d(img)
     _check_channels(img, [1, 3])
@@ -451,6 +460,7 @@ def posterize(img, bits):
 
 
 def solarize(img, threshold):
+    """The tensor version of functional.solarize."""
     _check_image(img)
     _check_3d(img)
     _check_channels(img, [1, 3])
@@ -474,6 +484,7 @@ def _smoothed(img):
 
 
 def adjust_sharpness(img, sharpness_factor):
+    """The tensor version of functional.adjust_sharpness."""
     if sharpness_factor < 0:
         raise ValueError(f"sharpness_factor ({sharpness_factor}) is not non-negative.")
     _check_image(img)
@@ -513,6 +524,7 @@ def _equalize_channel(channel):
 
 
 def equalize(img):
+    """The tensor version of functional.equalize."""
     _check_image(img)
     if not 3 <= img.ndim <= 4:
         raise TypeError(f"Input image tensor should have 3 or 4 dimensions, but found "

@@ -89,6 +89,7 @@ def _from_v1(v1_class, doc):
     call = v1_class.forward if issubclass(v1_class, nn.Module) else v1_class.__call__
 
     def transform(self, inpt, params):
+        """The v1 transform applied to the image."""
         return call(self, inpt)
 
     def __init__(self, *args, **kwargs):
@@ -154,6 +155,7 @@ class Compose(Transform):
         return outputs
 
     def extra_repr(self):
+        """One line per transform."""
         return "\n".join(f"    {t}" for t in self.transforms)
 
 
