@@ -404,3 +404,74 @@ def test_errors_on_non_images():
             fn(TF)
         with pytest.raises(TypeError):
             fn(EF)
+
+
+@pytest.fixture
+def torch_stream(monkeypatch):
+    """ember's random calls answered from torch's generator (monkeypatch undoes it): with
+    it, a transform that makes torchvision's calls in torchvision's order must make
+    torchvision's choices, whatever ember's own generator produces."""
+    def from_torch(t):
+        return ember.from_numpy(t.numpy().copy())
+
+    class Fill:
+        """What `ember.empty(shape)` is used for in the transforms: one in-place draw."""
+
+        def __init__(self, shape, dtype):
+            self.shape, self.dtype = shape, dtype
+
+        def uniform_(self, low, high):
+            return from_torch(torch.empty(*self.shape).uniform_(low, high))
+
+        def normal_(self):
+            return from_torch(torch.empty(*self.shape, dtype=torch.float32).normal_())
+
+    monkeypatch.setattr(ember, "rand", lambda *shape, **kw: from_torch(torch.rand(*shape)))
+    monkeypatch.setattr(ember, "randint", lambda low, high, size, **kw: from_torch(
+        torch.randint(low, high, size)))
+    monkeypatch.setattr(ember, "randperm", lambda n, **kw: from_torch(torch.randperm(n)))
+    monkeypatch.setattr(ember, "empty", lambda *shape, dtype=None, **kw: Fill(shape, dtype))
+    monkeypatch.setattr(ember, "multinomial", lambda p, n, **kw: from_torch(
+        torch.multinomial(torch.from_numpy(p.numpy()), n)))
+
+
+STREAM_CASES = RANDOM + [
+    lambda T: T.RandomResizedCrop(9, scale=(0.9, 1.0), ratio=(3.0, 4.0)),  # fallback path
+    lambda T: T.RandomApply([T.ColorJitter(0.3), T.RandomVerticalFlip()], p=0.6),
+    lambda T: T.Compose([T.RandomInvert(), T.RandomPosterize(3), T.RandomSolarize(100),
+                         T.RandomAdjustSharpness(2), T.RandomAutocontrast(),
+                         T.RandomEqualize()]),
+    lambda T: T.RandomErasing(p=1, value=(0.1, 0.2, 0.3), scale=(0.1, 0.3)),
+]
+
+
+@pytest.mark.parametrize("make", STREAM_CASES)
+@pytest.mark.parametrize("kind", ["pil_rgb", "uint8"])
+def test_random_transforms_draw_torchvisions_calls_in_its_order(torch_stream, make, kind):
+    e_in, t_in = inputs(kind)
+    transform = repr(make(TT))
+    if kind.startswith("pil") and "Erasing" in transform:
+        e_in, t_in = EF.to_tensor(e_in), TF.to_tensor(t_in)
+    for seed in range(6):
+        torch.manual_seed(seed)
+        expected = make(TT)(t_in)
+        after_torchvision = torch.rand(1).item()
+        torch.manual_seed(seed)
+        got = make(ET)(e_in)
+        same(got, expected, atol=1e-6)
+        assert torch.rand(1).item() == after_torchvision  # the same number of draws
+
+
+@pytest.mark.parametrize("make", [lambda T: T.RandomChoice([T.RandomHorizontalFlip(1.0),
+                                                            T.RandomVerticalFlip(1.0),
+                                                            T.Grayscale(3)], p=[1, 2, 3]),
+                                  lambda T: T.RandomOrder([T.RandomRotation(20),
+                                                           T.RandomHorizontalFlip(0.7),
+                                                           T.CenterCrop(10)])])
+def test_v2_containers_draw_like_torchvision(torch_stream, make):
+    e_in, t_in = inputs("uint8")
+    for seed in range(6):
+        torch.manual_seed(seed)
+        expected = make(TV2)(t_in)
+        torch.manual_seed(seed)
+        same(make(EV2)(e_in), expected)
