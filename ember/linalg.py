@@ -5,7 +5,7 @@ side); this module is the public namespace. Every function works on batches `(..
 differentiable where torch's is. Named results index, unpack and name their fields as torch's
 `torch.return_types.linalg_*` do: `sign, logabsdet = slogdet(A)` or `slogdet(A).logabsdet`.
 
-Read next: `ops/linalg.py`.
+Read next: `ops/linalg.py`, then `ops/factorizations.py` (LU, LDL, Householder, matrix_exp).
 """
 from .ops.linalg import (
     LinAlgError,
@@ -34,8 +34,20 @@ from .ops.linalg import (
     vecdot,
     vector_norm,
 )
+from .ops.factorizations import (
+    cholesky_ex,
+    householder_product,
+    inv_ex,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    matrix_exp,
+    solve_ex,
+)
 
 __all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
            "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
            "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals",
-           "vecdot", "vector_norm"]
+           "vecdot", "vector_norm", "cholesky_ex", "inv_ex", "lu", "lu_factor", "lu_factor_ex",
+           "lu_solve", "solve_ex", "householder_product", "matrix_exp"]

@@ -1467,11 +1467,17 @@ def logdet(input):
 
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (left=True) or X A = B; B may be a (batch of) vector(s)."""
-    _expect_tensors("linalg_solve", A=A, B=B)
     _no_out(out, "linalg.solve")
-    _check_matrix("linalg.solve", A)
+    A, B2, vector = _solve_operands("linalg.solve", A, B, left)
+    return _solve_result(_solve(A, B2), vector, left)
+
+
+def _solve_operands(name, A, B, left):
+    """solve's checks, and its operands as one left-hand problem A X = B2: (A, B2, vector)."""
+    _expect_tensors(name.replace(".", "_"), A=A, B=B)
+    _check_matrix(name, A)
     if A.dtype is not B.dtype:
-        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found "
                            f"A of type {dt.scalar_name(A.dtype)} and B of type "
                            f"{dt.scalar_name(B.dtype)} instead")
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
@@ -1481,12 +1487,16 @@ def solve(A, B, *, left=True, out=None):
     if B2.shape[-2] != A.shape[-1]:
         equation = "AX = B" if left else "XA = B"
         shape = (B2.shape[-2], B2.shape[-1]) if left else (B2.shape[-1], B2.shape[-2])
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
                            f"{equation} ({_dims(A.shape[-2:])} and {_dims(shape)})")
     message = broadcast_error([tuple(A.shape[:-2]), tuple(B2.shape[:-2])])
     if message:
         raise RuntimeError(message)
-    X = _solve(A, B2)
+    return A, B2, vector
+
+
+def _solve_result(X, vector, left):
+    """The solution of `_solve_operands`' problem in the shape the caller's B had."""
     if vector:
         return X.squeeze(-1)
     return X if left else X.mT
