@@ -7,6 +7,20 @@ differentiable where torch's is. Named results index, unpack and name their fiel
 
 Read next: `ops/linalg.py`, then `ops/factorizations.py` (LU, LDL, Householder, matrix_exp).
 """
+from .ops.factorizations import (
+    cholesky_ex,
+    householder_product,
+    inv_ex,
+    ldl_factor,
+    ldl_factor_ex,
+    ldl_solve,
+    lu,
+    lu_factor,
+    lu_factor_ex,
+    lu_solve,
+    matrix_exp,
+    solve_ex,
+)
 from .ops.linalg import (
     LinAlgError,
     cholesky,
@@ -31,23 +45,16 @@ from .ops.linalg import (
     solve_triangular,
     svd,
     svdvals,
+    tensorinv,
+    tensorsolve,
+    vander,
     vecdot,
     vector_norm,
 )
-from .ops.factorizations import (
-    cholesky_ex,
-    householder_product,
-    inv_ex,
-    lu,
-    lu_factor,
-    lu_factor_ex,
-    lu_solve,
-    matrix_exp,
-    solve_ex,
-)
 
-__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-           "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
-           "norm", "pinv", "qr", "slogdet", "solve", "solve_triangular", "svd", "svdvals",
-           "vecdot", "vector_norm", "cholesky_ex", "inv_ex", "lu", "lu_factor", "lu_factor_ex",
-           "lu_solve", "solve_ex", "householder_product", "matrix_exp"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+           "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
+           "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
+           "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
+           "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
+           "tensorsolve", "vander", "vecdot", "vector_norm"]

@@ -296,11 +296,14 @@ def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
 
 @export(name="lu", method=True)
 def _legacy_lu(A, pivot=True, get_infos=False, out=None):
-    """torch.lu: (LU, pivots) or, with get_infos, (LU, pivots, info); deprecated in torch for
-    linalg.lu_factor(_ex)."""
+    """torch.lu: (LU, pivots) or, with get_infos, (LU, pivots, info); a singular matrix does
+    not raise (its info says so). Deprecated in torch for linalg.lu_factor(_ex)."""
     if out is not None:
         raise NotImplementedError("lu(out=...) is not supported by ember")
-    LU, pivots, info = lu_factor_ex(A, pivot=pivot, check_errors=not get_infos)
+    _warn_deprecated("torch.lu is deprecated in favor of torch.linalg.lu_factor / "
+                     "torch.linalg.lu_factor_ex and will be removed in a future PyTorch "
+                     "release.")
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
     if get_infos:
         return lu_with_info_result(LU, pivots, info)
     return LU, pivots
@@ -308,7 +311,10 @@ def _legacy_lu(A, pivot=True, get_infos=False, out=None):
 
 @export(name="lu_solve", method=True)
 def _legacy_lu_solve(input, LU_data, LU_pivots):
-    """torch.lu_solve(b, LU, pivots) = linalg.lu_solve(LU, pivots, b)."""
+    """torch.lu_solve(b, LU, pivots) = linalg.lu_solve(LU, pivots, b) (deprecated in torch)."""
+    _warn_deprecated("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will "
+                     "be removed in a future PyTorch release.\nNote that torch.linalg.lu_solve "
+                     "has its arguments reversed.")
     return lu_solve(LU_data, LU_pivots, input)
 
 
@@ -375,8 +381,9 @@ def _cholesky_steps(xp, a):
         ok = info == 0
         L[..., j, j] = xp.where(ok, xp.sqrt(xp.where(ok, d, 1)), xp.where(going, d, L[..., j, j]))
         below = L[..., j + 1:, j] - (L[..., j + 1:, :j] @ row[..., :, None])[..., 0]
-        L[..., j + 1:, j] = xp.where(ok[..., None], below / L[..., j, j][..., None],
-                                     L[..., j + 1:, j])
+        with np.errstate(all="ignore"):  # a failed matrix divides by its zero pivot: unused
+            below = below / L[..., j, j][..., None]
+        L[..., j + 1:, j] = xp.where(ok[..., None], below, L[..., j + 1:, j])
     return L, info
 
 
@@ -510,6 +517,208 @@ def _warn_deprecated(message):
     import warnings
 
     warnings.warn(message, UserWarning, stacklevel=3)
+
+
+# ==============================================================================================
+# 4. LDL^T with Bunch-Kaufman pivoting
+#
+# A = P L D L^T P^T with D of 1x1 and 2x2 blocks, read from A's lower triangle; the packed LD
+# and pivots follow LAPACK's sytrf (lower): pivots[k] = p > 0 for a 1x1 block after swapping
+# rows/columns k and p (1-based), pivots[k] = pivots[k+1] = -p for a 2x2 block after swapping
+# k+1 and p. Each matrix takes its own path of block sizes, so the batch is walked one matrix
+# at a time; each step is one vectorised rank-1 or rank-2 update. torch differentiates neither
+# the factorization nor the solve, and neither does ember.
+
+_ALPHA = (1 + 17 ** 0.5) / 8  # Bunch-Kaufman's threshold: minimises the worst element growth
+
+
+def _bunch_kaufman_pivot(xp, a, k):
+    """(block size, row to swap in) for step k of one matrix: a 1x1 pivot when a[k, k] is large
+    enough against its column, else the largest off-diagonal row as a 1x1 or 2x2 pivot."""
+    n = a.shape[-1]
+    akk = abs(float(a[k, k]))
+    imax = k + 1 + int(xp.argmax(xp.abs(a[k + 1:, k]))) if k + 1 < n else k
+    colmax = abs(float(a[imax, k])) if k + 1 < n else 0.0
+    if akk >= _ALPHA * colmax:
+        return 1, k
+    rowmax = float(xp.abs(a[imax, k:imax]).max())
+    if imax + 1 < n:
+        rowmax = builtins.max(rowmax, float(xp.abs(a[imax + 1:, imax]).max()))
+    if akk >= _ALPHA * colmax * (colmax / rowmax):
+        return 1, k
+    if abs(float(a[imax, imax])) >= _ALPHA * rowmax:
+        return 1, imax
+    return 2, imax
+
+
+def _swap_symmetric(a, kk, kp):
+    """Swap rows and columns kk < kp of the trailing lower triangle."""
+    a[kp + 1:, [kk, kp]] = a[kp + 1:, [kp, kk]]
+    between = a[kk + 1:kp, kk].copy()
+    a[kk + 1:kp, kk] = a[kp, kk + 1:kp]
+    a[kp, kk + 1:kp] = between
+    a[[kk, kp], [kk, kp]] = a[[kp, kk], [kp, kk]]
+
+
+def _ldl_one(xp, a):
+    """Factor one matrix in place (lower triangle): (pivots, info)."""
+    n = a.shape[-1]
+    pivots = np.zeros(n, dtype=np.int32)
+    info = 0
+    k = 0
+    while k < n:
+        column_max = float(xp.abs(a[k + 1:, k]).max()) if k + 1 < n else 0.0
+        if builtins.max(abs(float(a[k, k])), column_max) == 0 or np.isnan(float(a[k, k])):
+            info = info or k + 1
+            pivots[k] = k + 1
+            k += 1
+            continue
+        step, kp = _bunch_kaufman_pivot(xp, a, k)
+        kk = k + step - 1
+        if kp != kk:
+            _swap_symmetric(a, kk, kp)
+            if step == 2:
+                a[[k + 1, kp], k] = a[[kp, k + 1], k]
+        (_ldl_update_1 if step == 1 else _ldl_update_2)(xp, a, k)
+        pivots[k:k + step] = kp + 1 if step == 1 else -(kp + 1)
+        k += step
+    return pivots, info
+
+
+def _ldl_update_1(xp, a, k):
+    """A[k+1:, k+1:] -= x x^T / d with x = A[k+1:, k], d = A[k, k]; L's column is x / d."""
+    x = a[k + 1:, k].copy()
+    a[k + 1:, k + 1:] -= xp.outer(x, x) / a[k, k]
+    a[k + 1:, k] = x / a[k, k]
+
+
+def _ldl_update_2(xp, a, k):
+    """The rank-2 update of a 2x2 pivot D = [[a, b], [b, c]]: L's two columns are
+    [x y] D^-1 and the trailing block loses [x y] D^-1 [x y]^T."""
+    x, y = a[k + 2:, k].copy(), a[k + 2:, k + 1].copy()
+    b = a[k + 1, k]
+    d11 = a[k + 1, k + 1] / b
+    d22 = a[k, k] / b
+    scale = 1 / (d11 * d22 - 1) / b
+    wk = scale * (d11 * x - y)
+    wkp1 = scale * (d22 * y - x)
+    a[k + 2:, k + 2:] -= xp.outer(x, wk) + xp.outer(y, wkp1)
+    a[k + 2:, k] = wk
+    a[k + 2:, k + 1] = wkp1
+
+
+def _ldl_factor_kernel(xp, a, *, hermitian):
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    flat = xp.tril(a).reshape((math.prod(batch), n, n)).copy()
+    pivots = np.zeros((flat.shape[0], n), dtype=np.int32)
+    info = np.zeros(flat.shape[0], dtype=np.int32)
+    for i in range(flat.shape[0]):
+        pivots[i], info[i] = _ldl_one(xp, flat[i])
+    LD = xp.tril(flat).reshape(a.shape)
+    return LD, xp.asarray(pivots.reshape(batch + (n,))), xp.asarray(info.reshape(batch))
+
+
+def _ldl_solve_one(xp, ld, pivots, b):
+    """Solve with one factorization in place (LAPACK's sytrs, lower): first L D Y = P^T B,
+    then L^T P^T X = Y."""
+    n = ld.shape[-1]
+    k = 0
+    while k < n:  # L D Y = B, swapping rows as the factorization did
+        if pivots[k] > 0:
+            b[[k, pivots[k] - 1]] = b[[pivots[k] - 1, k]]
+            b[k + 1:] -= xp.outer(ld[k + 1:, k], b[k])
+            b[k] /= ld[k, k]
+            k += 1
+            continue
+        p = -pivots[k] - 1
+        b[[k + 1, p]] = b[[p, k + 1]]
+        b[k + 2:] -= xp.outer(ld[k + 2:, k], b[k]) + xp.outer(ld[k + 2:, k + 1], b[k + 1])
+        off = ld[k + 1, k]
+        d11, d22 = ld[k, k] / off, ld[k + 1, k + 1] / off
+        denominator = d11 * d22 - 1
+        top, bottom = b[k] / off, b[k + 1] / off
+        b[k], b[k + 1] = (d22 * top - bottom) / denominator, (d11 * bottom - top) / denominator
+        k += 2
+    k = n - 1
+    while k >= 0:  # L^T X = Y, undoing the swaps
+        step = 1 if pivots[k] > 0 else 2
+        for j in range(k, k - step, -1):
+            b[j] -= ld[k + 1:, j] @ b[k + 1:]
+        p = abs(int(pivots[k])) - 1
+        b[[k, p]] = b[[p, k]]
+        k -= step
+    return b
+
+
+def _ldl_solve_kernel(xp, ld, pivots, b, *, hermitian):
+    batch = np.broadcast_shapes(ld.shape[:-2], pivots.shape[:-1], b.shape[:-2])
+    n, cols = ld.shape[-1], b.shape[-1]
+    ld = xp.broadcast_to(ld, batch + (n, n)).reshape((-1, n, n))
+    piv = xp.broadcast_to(pivots, batch + (n,)).reshape((-1, n))
+    piv = piv if isinstance(piv, np.ndarray) else piv.get()  # the walk reads them on the host
+    x = xp.broadcast_to(b, batch + (n, cols)).reshape((-1, n, cols)).copy()
+    for i in range(x.shape[0]):
+        _ldl_solve_one(xp, ld[i], piv[i], x[i])
+    return x.reshape(batch + (n, cols))
+
+
+def _not_differentiable(name):
+    def rule(g):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return rule
+
+
+_ldl_factor = defop("linalg_ldl_factor_ex", "none", _ldl_factor_kernel,
+                    _not_differentiable("linalg_ldl_factor_ex"), node_name="NotImplemented")
+_ldl_solve = defop("linalg_ldl_solve", "none", _ldl_solve_kernel,
+                   _not_differentiable("linalg_ldl_solve"), node_name="NotImplemented")
+
+
+def ldl_factor_ex(input, *, hermitian=False, check_errors=False):
+    """(LD, pivots, info): A = P L D L^T P^T by Bunch-Kaufman pivoting, read from A's lower
+    triangle; info = k when D[k, k] (1-based) is exactly zero. Not differentiable (nor is
+    torch's)."""
+    _check_matrix("torch.linalg.ldl_factor_ex", input)
+    LD, pivots, info = _ldl_factor(input, hermitian=hermitian)
+    if check_errors and _failed(info):
+        _raise_ldl_singular("torch.linalg.ldl_factor_ex", info)
+    return linalg_ldl_factor_ex_result(LD, pivots, info)
+
+
+def _raise_ldl_singular(name, info):
+    k = int(info.reshape(-1)[(info.reshape(-1) != 0).nonzero()[0, 0]])
+    raise LinAlgError(f"{name}: {_batch_element(info)}The factorization could not be completed "
+                      f"because D[{k},{k}] is exactly zero.")
+
+
+def ldl_factor(input, *, hermitian=False):
+    """(LD, pivots) of ldl_factor_ex; raises LinAlgError where D has an exact zero (torch 2.13
+    fails there with an internal assertion)."""
+    LD, pivots, info = ldl_factor_ex(input, hermitian=hermitian)
+    if _failed(info):
+        _raise_ldl_singular("torch.linalg.ldl_factor", info)
+    return linalg_ldl_factor_result(LD, pivots)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    """X with A X = B, A given by ldl_factor's (LD, pivots); batch dimensions broadcast."""
+    _expect_tensors("linalg_ldl_solve", LD=LD, pivots=pivots, B=B)
+    _check_matrix("torch.linalg.ldl_solve", LD)
+    if B.ndim < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got "
+                         "-2)")
+    if pivots.dtype is not dt.int32:
+        raise RuntimeError("torch.linalg.ldl_solve: Expected pivots to be integers. Got "
+                           f"{dt.scalar_name(pivots.dtype)}")
+    if B.shape[-2] != LD.shape[-1]:
+        raise RuntimeError(f"torch.linalg.ldl_solve: Incompatible shapes of A and B for the "
+                           f"equation AX = B ({_dims(LD.shape[-2:])} and {_dims(B.shape[-2:])})")
+    if B.dtype is not LD.dtype:
+        raise RuntimeError(f"torch.linalg.ldl_solve: Expected LD and B to have the same dtype, "
+                           f"but found LD of type {dt.scalar_name(LD.dtype)} and B of type "
+                           f"{dt.scalar_name(B.dtype)} instead")
+    return _ldl_solve(LD, pivots, B, hermitian=hermitian)
 
 
 # ==============================================================================================

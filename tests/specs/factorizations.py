@@ -94,3 +94,15 @@ SPECS += [
     Spec("matrix_exp_large_norm", lambda m, a: m.linalg.matrix_exp(20 * a),
          [(T(3, 3, dtype="float64"),)], ops=["linalg_matrix_exp"], rtol=1e-9),
 ]
+
+SPECS += [
+    # ---------------------------------------------------------------- LDL (not differentiable)
+    Spec("linalg_ldl_factor_ex", lambda m, a: (tuple(m.linalg.ldl_factor_ex(a + a.mT)),
+                                               tuple(m.linalg.ldl_factor(a, hermitian=True))),
+         [(T(4, 4),), (T(2, 5, 5),), (T(3, 3, dtype="float64"),), (T(0, 0),)], grad=False),
+    Spec("linalg_ldl_solve", lambda m, a, b: (
+        m.linalg.ldl_solve(*m.linalg.ldl_factor(a + a.mT), b),
+        m.linalg.ldl_solve(*m.linalg.ldl_factor(a + a.mT), b.unsqueeze(0).expand(2, -1, -1))),
+         [(T(4, 4), T(4, 2)), (T(2, 3, 3), T(3, 1))], grad=False,
+         ops=["linalg_ldl_solve", "linalg_ldl_factor_ex"]),
+]
