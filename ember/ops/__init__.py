@@ -8,9 +8,21 @@ Modules, in reading order:
     reduce.py     sum, mean, max, var, sort, cumsum, ...
     shape.py      views and reshaping: view, transpose, cat, split, ...
     index.py      indexing, gather/scatter, masked ops, nonzero
+    statistics.py quantile, cov, corrcoef, histograms, trapezoid, gradient
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
     factorizations.py  LU, LDL, Householder QR in LAPACK's packed form; matrix_exp
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
-from . import _op, copy, factorizations, index, linalg, nn, pointwise, reduce, shape  # noqa: F401
+from . import (  # noqa: F401
+    _op,
+    copy,
+    factorizations,
+    index,
+    linalg,
+    nn,
+    pointwise,
+    reduce,
+    shape,
+    statistics,
+)
 from ._op import EXPORTS, REGISTRY  # noqa: F401
