@@ -1279,6 +1279,61 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 # ----------------------------------------------------------------------------------------------
+# renorm: rescale the slices whose p-norm exceeds maxnorm
+
+
+def _renorm_kernel(xp, a, *, p, dims, maxnorm):
+    """a * factor, factor = maxnorm / (norm + 1e-7) on the slices whose p-norm over `dims`
+    exceeds maxnorm, 1 elsewhere (torch's epsilon)."""
+    norms = _norm_kernel(xp, a, ord=p, dims=dims, keepdim=True)
+    with _quiet(xp):
+        factor = xp.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return a * factor.astype(a.dtype)
+
+
+def _renorm_rule(g, a, p, dims, maxnorm):
+    """d(a f(n))/da with n the slice's norm: g f + a's part through n, which is the norm's
+    rule applied to sum(g a) f'(n), f'(n) = -maxnorm / (n + 1e-7)^2 where rescaled."""
+    norms = _norm(a, ord=p, dims=dims, keepdim=True)
+    over = norms > maxnorm
+    factor = (maxnorm / (norms + 1e-7)).where(over, 1.0)
+    slope = (-maxnorm / ((norms + 1e-7) * (norms + 1e-7))).where(over, 0.0)
+    through_norm = (g * a).sum(dims, keepdim=True) * slope
+    return (g * factor + _norm_rule(through_norm, a, norms, p, dims, True)[0],)
+
+
+_renorm = defop("renorm", "none", _renorm_kernel, _renorm_rule)
+
+
+def _renorm_args(input, p, dim, maxnorm):
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {dt.scalar_name(input.dtype)}")
+    dim = wrap_dim(dim, input.ndim)
+    others = tuple(d for d in range(input.ndim) if d != dim)
+    return {"p": builtins.float(p), "dims": others, "maxnorm": builtins.float(maxnorm)}
+
+
+@export(method=True)
+def renorm(input, p, dim, maxnorm):
+    """Each slice input.select(dim, i) whose p-norm exceeds maxnorm, scaled down to maxnorm."""
+    return _renorm(input, **_renorm_args(input, p, dim, maxnorm))
+
+
+@export(function=False, method=True)
+def renorm_(self, p, dim, maxnorm):
+    """In-place renorm."""
+    return _renorm.inplace(self, **_renorm_args(self, p, dim, maxnorm))
+
+
+# ----------------------------------------------------------------------------------------------
 # sum_to_size: what the autograd engine uses to sum broadcast gradients
 
 
