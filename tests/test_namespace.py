@@ -107,7 +107,7 @@ EXCLUDED = {
             quantized_max_pool3d quantized_rnn_relu_cell quantized_rnn_tanh_cell quint2x4
             quint4x2 quint8"""),
         **_group("shell dtype with no operators in torch (bit-packed or sub-byte)", """
-            bits16 bits1x8 bits2x4 bits4x2 bits8 int1 int2 int3 int4 int5 int6 int7 uint1
+            bit bits16 bits1x8 bits2x4 bits4x2 bits8 int1 int2 int3 int4 int5 int6 int7 uint1
             uint2 uint3 uint4 uint5 uint6 uint7 float4_e2m1fn_x2"""),
         **_group(_BACKEND, """
             cudnn_affine_grid_generator cudnn_batch_norm cudnn_convolution
@@ -134,6 +134,7 @@ EXCLUDED = {
             monitor AggregationType AVG SUM"""),
         **_group("nested (jagged) tensors: a prototype layout", "nested jagged"),
         "masked": "MaskedTensor: a prototype",
+        "slice_inverse": "functionalization's view replay, never called by user programs",
         "package": "torch.package: model archiving with code, a separate tool",
     },
     "Tensor": {
@@ -143,6 +144,7 @@ EXCLUDED = {
         "to_mkldnn": _BACKEND,
         "to_padded_tensor": "nested (jagged) tensors: a prototype layout",
         "index": "functorch.dim first-class dimensions (a separate prototype)",
+        "slice_inverse": "functionalization's view replay, never called by user programs",
     },
     "nn": {
         **_group(_QUANT, "intrinsic qat quantizable quantized"),
@@ -226,7 +228,7 @@ PENDING = {
             sparse_compressed_tensor sparse_coo sparse_coo_tensor sparse_csc
             sparse_csc_tensor sparse_csr sparse_csr_tensor dsmm hsmm hspmm saddmm smm spmm
             sspaddmm ccol_indices_copy col_indices_copy crow_indices_copy indices_copy
-            row_indices_copy values_copy"""),
+            row_indices_copy values_copy resize_as_sparse_"""),
         **_group(_FUNC, "func vmap"),
         **_group(_TODO, ""),
     },

@@ -30,18 +30,47 @@ from .activation import (  # noqa: F401
                         Tanhshrink,
                         Threshold,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
+from .batchnorm import (  # noqa: F401
+                        BatchNorm1d,
+                        BatchNorm2d,
+                        BatchNorm3d,
+                        LazyBatchNorm1d,
+                        LazyBatchNorm2d,
+                        LazyBatchNorm3d,
+                        SyncBatchNorm,
+)
 from .channelshuffle import ChannelShuffle  # noqa: F401
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
+from .conv import (  # noqa: F401
+                        Conv1d,
+                        Conv2d,
+                        Conv3d,
+                        ConvTranspose1d,
+                        ConvTranspose2d,
+                        ConvTranspose3d,
+                        LazyConv1d,
+                        LazyConv2d,
+                        LazyConv3d,
+                        LazyConvTranspose1d,
+                        LazyConvTranspose2d,
+                        LazyConvTranspose3d,
+)
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .fold import Fold, Unfold  # noqa: F401
-from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: F401
+from .instancenorm import (  # noqa: F401
+                        InstanceNorm1d,
+                        InstanceNorm2d,
+                        InstanceNorm3d,
+                        LazyInstanceNorm1d,
+                        LazyInstanceNorm2d,
+                        LazyInstanceNorm3d,
+)
 from .linear import (  # noqa: F401
                         Bilinear,
                         Identity,
+                        LazyLinear,
                         Linear,
                         NonDynamicallyQuantizableLinear,  # noqa: F401
 )
