@@ -30,6 +30,7 @@ from .activation import (  # noqa: F401
                         Tanhshrink,
                         Threshold,
 )
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
 from .batchnorm import (  # noqa: F401
                         BatchNorm1d,
                         BatchNorm2d,
@@ -40,7 +41,14 @@ from .batchnorm import (  # noqa: F401
                         SyncBatchNorm,
 )
 from .channelshuffle import ChannelShuffle  # noqa: F401
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
+from .container import (  # noqa: F401
+                        Container,
+                        ModuleDict,
+                        ModuleList,
+                        ParameterDict,
+                        ParameterList,
+                        Sequential,
+)
 from .conv import (  # noqa: F401
                         Conv1d,
                         Conv2d,
@@ -74,6 +82,7 @@ from .linear import (  # noqa: F401
                         Linear,
                         NonDynamicallyQuantizableLinear,  # noqa: F401
 )
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: F401
 from .loss import (  # noqa: F401
                         BCELoss,
                         BCEWithLogitsLoss,
@@ -85,6 +94,7 @@ from .loss import (  # noqa: F401
                         HuberLoss,
                         KLDivLoss,
                         L1Loss,
+                        LinearCrossEntropyLoss,
                         MarginRankingLoss,
                         MSELoss,
                         MultiLabelMarginLoss,
@@ -99,7 +109,13 @@ from .loss import (  # noqa: F401
                         TripletMarginWithDistanceLoss,
 )
 from .module import Module  # noqa: F401
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm  # noqa: F401
+from .normalization import (  # noqa: F401
+                        CrossMapLRN2d,
+                        GroupNorm,
+                        LayerNorm,
+                        LocalResponseNorm,
+                        RMSNorm,
+)
 from .padding import (  # noqa: F401
                         CircularPad1d,
                         CircularPad2d,
@@ -128,6 +144,8 @@ from .pooling import (  # noqa: F401
                         AvgPool1d,
                         AvgPool2d,
                         AvgPool3d,
+                        FractionalMaxPool2d,
+                        FractionalMaxPool3d,
                         LPPool1d,
                         LPPool2d,
                         LPPool3d,

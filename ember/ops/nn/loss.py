@@ -46,13 +46,14 @@ from .._op import op
 from ..pointwise import where
 from ..shape import broadcast_shapes, broadcast_tensors, cat, stack
 from .distance import pairwise_distance
+from .linear import linear as _linear
 
 __all__ = ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "soft_margin_loss",
            "multilabel_soft_margin_loss", "kl_div", "poisson_nll_loss", "gaussian_nll_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "cosine_embedding_loss",
            "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss", "ctc_loss"]
+           "triplet_margin_with_distance_loss", "ctc_loss", "linear_cross_entropy"]
 
 _HALF = (dt.float16.np, dt.bfloat16.np)
 
@@ -1190,3 +1191,31 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if reduction == "sum":
         return nll.sum()
     return nll.reshape(()) if unbatched else nll
+
+
+# ----------------------------------------------------------------------------------------------
+# linear_cross_entropy: a linear layer's logits straight into cross_entropy
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """cross_entropy(linear(input, W, b), target, ...): W is (C, in_features) or, for a
+    K-dimensional loss, (C, d_1, ..., d_K, in_features) with logits (N, C, d_1, ..., d_K).
+    ignore_index None means -100 for class-index targets. `options` (chunking settings) are
+    validated by their class; ember always computes this reference path, whose loss and
+    gradients torch's chunked path reproduces up to rounding."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    classes, *extra, in_features = linear_weight.shape
+    if extra and input.ndim != 2:
+        raise RuntimeError("multi-dimensional linear_weight requires batched input "
+                           "(N, in_features)")
+    flat_bias = None if linear_bias is None else linear_bias.reshape(-1)
+    logits = _linear(input, linear_weight.reshape(-1, in_features), flat_bias)
+    if extra:
+        logits = logits.reshape((input.shape[0], classes) + tuple(extra))
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)
+

@@ -40,7 +40,8 @@ from .pool import (
 
 __all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
            "native_channel_shuffle", "interpolate", "upsample", "upsample_nearest",
-           "upsample_bilinear", "grid_sample", "affine_grid"]
+           "upsample_bilinear", "grid_sample", "affine_grid", "GRID_SAMPLE_INTERPOLATION_MODES",
+           "GRID_SAMPLE_PADDING_MODES"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -646,3 +647,9 @@ def affine_grid(theta, size, align_corners=None):
     base = stack(columns, -1).reshape(math.prod(spatial), k + 1)
     grid = base @ theta.transpose(1, 2)                         # (N, P, k)
     return grid.reshape((size[0],) + spatial + (k,))
+
+
+# the codes torch's grid_sampler kernels take for grid_sample's modes
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
