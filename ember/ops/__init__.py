@@ -9,6 +9,7 @@ Modules, in reading order:
     shape.py      views and reshaping: view, transpose, cat, split, ...
     index.py      indexing, gather/scatter, masked ops, nonzero
     statistics.py quantile, cov, corrcoef, histograms, trapezoid, gradient
+    tensor_info.py  what is not math: numel, is_nonzero, resize_, set_, apply_, storage, ...
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
     factorizations.py  LU, LDL, Householder QR in LAPACK's packed form; matrix_exp
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
@@ -24,5 +25,6 @@ from . import (  # noqa: F401
     reduce,
     shape,
     statistics,
+    tensor_info,
 )
 from ._op import EXPORTS, REGISTRY  # noqa: F401

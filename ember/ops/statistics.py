@@ -272,11 +272,12 @@ def _histogramdd_kernel(xp, points, weight, *edge_arrays, bins, ranges, density)
 def _density(xp, hist, edges):
     """Counts divided by the total and by each bin's volume (integrates to 1)."""
     total = hist.sum()
-    for k, e in enumerate(edges):
-        shape = [1] * len(edges)
-        shape[k] = e.shape[0] - 1
-        hist = hist / (e[1:] - e[:-1]).reshape(shape)
-    return hist / total
+    with np.errstate(all="ignore"):  # no data, or an empty bin width: nan/inf, as in torch
+        for k, e in enumerate(edges):
+            shape = [1] * len(edges)
+            shape[k] = e.shape[0] - 1
+            hist = hist / (e[1:] - e[:-1]).reshape(shape)
+        return hist / total
 
 
 _histogramdd = defop("histogramdd", "none", _histogramdd_kernel, differentiable=False)
