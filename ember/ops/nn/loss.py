@@ -42,7 +42,7 @@ import numpy as np  # np.errstate (torch gives inf/nan silently) and the float32
 from ... import _creation
 from ... import _dtype as dt
 from ...autograd import grad_mode
-from .._op import op
+from .._op import export, op
 from ..pointwise import where
 from ..shape import broadcast_shapes, broadcast_tensors, cat, stack
 from .distance import pairwise_distance
@@ -1218,4 +1218,71 @@ def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weig
     return cross_entropy(logits, target, weight=weight, reduction=reduction,
                          ignore_index=-100 if ignore_index is None else ignore_index,
                          label_smoothing=label_smoothing)
+
+
+# ----------------------------------------------------------------------------------------------
+# the torch.* forms of the losses (ATen's argument orders; `reduction` is an int: 0 none,
+# 1 mean, 2 sum). torch's Python binding of these reads their documented default
+# (at::Reduction::Mean) as 0, so by default they do not reduce -- as here.
+
+_BY_CODE = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction_of(code):
+    if isinstance(code, str):
+        raise TypeError("argument 'reduction' must be int, not str")
+    if code not in _BY_CODE:
+        raise ValueError(f"{code} is not a valid value for reduction")
+    return _BY_CODE[code]
+
+
+def _native(name, fn, doc):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    export(fn, name=name, function=True, method=False)
+
+
+def _reduced(loss, code):
+    """The pointwise loss reduced by code (torch's 'mean' here is the plain mean: no
+    batchmean warning)."""
+    how = _reduction_of(code)
+    return loss if how == "none" else (loss.mean() if how == "mean" else loss.sum())
+
+
+_native("kl_div", lambda input, target, reduction=0, *, log_target=False: _reduced(
+    kl_div(input, target, reduction="none", log_target=log_target), reduction),
+    "torch.kl_div(input, target, reduction, *, log_target): F.kl_div with an int reduction.")
+_native("binary_cross_entropy_with_logits",
+        lambda input, target, weight=None, pos_weight=None, reduction=0:
+        binary_cross_entropy_with_logits(input, target, weight,
+                                         reduction=_reduction_of(reduction),
+                                         pos_weight=pos_weight),
+        "torch.binary_cross_entropy_with_logits: F.binary_cross_entropy_with_logits with an "
+        "int reduction.")
+_native("cosine_embedding_loss", lambda input1, input2, target, margin=0.0, reduction=0:
+        cosine_embedding_loss(input1, input2, target, margin,
+                              reduction=_reduction_of(reduction)),
+        "torch.cosine_embedding_loss: F.cosine_embedding_loss with an int reduction.")
+_native("margin_ranking_loss", lambda input1, input2, target, margin=0.0, reduction=0:
+        margin_ranking_loss(input1, input2, target, margin,
+                            reduction=_reduction_of(reduction)),
+        "torch.margin_ranking_loss: F.margin_ranking_loss with an int reduction.")
+_native("hinge_embedding_loss", lambda input, target, margin=1.0, reduction=0:
+        hinge_embedding_loss(input, target, margin, reduction=_reduction_of(reduction)),
+        "torch.hinge_embedding_loss: F.hinge_embedding_loss with an int reduction.")
+_native("poisson_nll_loss", lambda input, target, log_input, full, eps, reduction:
+        poisson_nll_loss(input, target, log_input, full, eps=eps,
+                         reduction=_reduction_of(reduction)),
+        "torch.poisson_nll_loss(input, target, log_input, full, eps, reduction): every "
+        "argument given, reduction an int.")
+_native("triplet_margin_loss",
+        lambda anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+        reduction=0: triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                         reduction=_reduction_of(reduction)),
+        "torch.triplet_margin_loss: F.triplet_margin_loss with an int reduction.")
+_native("ctc_loss", lambda log_probs, targets, input_lengths, target_lengths, blank=0,
+        reduction=0, zero_infinity=False: ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, blank,
+            _reduction_of(reduction), zero_infinity),
+        "torch.ctc_loss: F.ctc_loss with an int reduction.")
 

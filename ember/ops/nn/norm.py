@@ -767,3 +767,57 @@ def _torch_instance_norm(input, weight, bias, running_mean, running_var, use_inp
 @export(name="rms_norm")
 def _torch_rms_norm(input, normalized_shape, weight=None, eps=None):
     return rms_norm(input, normalized_shape, weight, eps)
+
+
+# the native forms, which also return the statistics their backward uses
+
+
+def _mean_rstd(input, dims, eps):
+    """(mean, 1 / sqrt(biased variance + eps)) over `dims`, kept as size-1 dims."""
+    x = input.float() if input.dtype in (dt.float16, dt.bfloat16) else input
+    mean = x.mean(dims, keepdim=True)
+    var = ((x - mean) ** 2).mean(dims, keepdim=True)
+    return mean, (var + eps).rsqrt()
+
+
+@export
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """(layer_norm(input), mean, rstd): the statistics over the normalized dims, shaped
+    input.shape[:-len(normalized_shape)] + (1,) * len(normalized_shape)."""
+    shape = _as_shape(normalized_shape)
+    out = layer_norm(input, shape, weight, bias, eps)
+    mean, rstd = _mean_rstd(input, tuple(range(input.ndim - len(shape), input.ndim)), eps)
+    return out, mean, rstd
+
+
+@export
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """(group_norm(input, group), mean, rstd): the statistics per (sample, group), (N, group)."""
+    out = group_norm(input, group, weight, bias, eps)
+    grouped = input.reshape(N, group, -1)
+    mean, rstd = _mean_rstd(grouped, (2,), eps)
+    return out, mean.reshape(N, group), rstd.reshape(N, group)
+
+
+@export
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(batch_norm(input), save_mean, save_invstd): in training the batch's per-channel mean
+    and 1 / sqrt(biased variance + eps); in eval both are empty."""
+    out = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = input.new_empty((0,))
+        return out, empty, empty
+    dims = (0,) + tuple(range(2, input.ndim))
+    mean, rstd = _mean_rstd(input, dims, eps)
+    return out, mean.reshape(-1), rstd.reshape(-1)
+
+
+@export
+def norm_except_dim(v, pow=2, dim=0):
+    """The `pow`-norm of v over every dim but `dim`, kept as size-1 dims (weight_norm's g);
+    dim=-1 means the norm of the whole tensor, a 0-d result."""
+    if dim == -1:
+        return v.norm(pow)
+    others = tuple(d for d in range(v.ndim) if d != dim)
+    return v.norm(pow, others, keepdim=True)
+

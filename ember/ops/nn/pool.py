@@ -884,3 +884,11 @@ def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=Non
 
 __all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
             "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]
+
+
+@export(name="adaptive_max_pool1d")
+def _adaptive_max_pool1d_values_and_indices(input, output_size):
+    """torch.adaptive_max_pool1d: (values, indices) always (F.adaptive_max_pool1d returns
+    the values unless return_indices)."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+
