@@ -18,7 +18,9 @@ from ._device import device, get_default_device, set_default_device
 from ._dtype import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16, float32,
                      float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64,
                      is_complex, is_floating_point, is_signed, long, promote_types,
-                     result_type, set_default_dtype, short, uint8)
+                     result_type, set_default_dtype, short, uint8, uint16, uint32, uint64,
+                     float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,
+                     float8_e8m0fnu)
 from ._tensor import Size, Tensor
 from . import autograd
 from . import ops
@@ -36,6 +38,8 @@ from ._random import (Generator, bernoulli, default_generator, get_rng_state, in
                       randint_like, randn, randn_like, randperm, seed, set_rng_state)
 from ._tensor_str import set_printoptions
 from ._parallel import get_num_threads, set_num_threads
+from ._sym import (sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt,
+                   sym_sum)
 from ._global_state import (are_deterministic_algorithms_enabled, get_deterministic_debug_mode,
                             get_float32_matmul_precision, get_num_interop_threads,
                             init_num_threads, is_deterministic_algorithms_warn_only_enabled,

@@ -6,6 +6,11 @@ tensors and Python scalars are "weak" -- they only matter when they belong to a 
 than every dimensioned tensor. So `int32 * 1.5 -> float32` (the default dtype) and
 `float16 + float64 0-d tensor -> float16`, where NumPy would answer float64 twice.
 
+Two families have no promotion at all, as in torch: the wide unsigned integers (uint16,
+uint32, uint64) promote only with themselves and with floats, and the 8-bit floats (float8_*,
+from ml_dtypes) only with themselves. torch's kernels for them are few; ember's run NumPy's
+(ml_dtypes computes float8 arithmetic through float32).
+
 Read next: `_device.py`, then `_tensor.py`.
 """
 import builtins
@@ -15,7 +20,9 @@ import numpy as np
 
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-    "float64", "half", "float", "double", "short", "int", "long", "get_default_dtype",
+    "float64", "half", "float", "double", "short", "int", "long", "uint16", "uint32", "uint64",
+    "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
+    "get_default_dtype",
     "set_default_dtype", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
     "is_floating_point", "is_complex", "is_signed",
 ]
@@ -67,6 +74,16 @@ float16 = dtype("float16", np.float16, FLOATING)
 bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOATING)
 float32 = dtype("float32", np.float32, FLOATING)
 float64 = dtype("float64", np.float64, FLOATING)
+uint16 = dtype("uint16", np.uint16, INTEGER)
+uint32 = dtype("uint32", np.uint32, INTEGER)
+uint64 = dtype("uint64", np.uint64, INTEGER)
+float8_e4m3fn = dtype("float8_e4m3fn", ml_dtypes.float8_e4m3fn, FLOATING)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, FLOATING)
+float8_e5m2 = dtype("float8_e5m2", ml_dtypes.float8_e5m2, FLOATING)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, FLOATING)
+float8_e8m0fnu = dtype("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, FLOATING)
+_WIDE_UNSIGNED = (uint16, uint32, uint64)
+_FLOAT8 = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu)
 
 # torch's aliases
 half, float, double = float16, float32, float64
@@ -75,14 +92,18 @@ short, int, long = int16, int32, int64
 # the names torch uses for dtypes in error messages ("result type Float can't be cast to ...")
 _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                  "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
-                 "float32": "Float", "float64": "Double"}
+                 "float32": "Float", "float64": "Double", "uint16": "UInt16",
+                 "uint32": "UInt32", "uint64": "UInt64", "float8_e4m3fn": "Float8_e4m3fn",
+                 "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2": "Float8_e5m2",
+                 "float8_e5m2fnuz": "Float8_e5m2fnuz", "float8_e8m0fnu": "Float8_e8m0fnu"}
 
 
 def scalar_name(d):
     return _SCALAR_NAMES[d.name]
 
 
-ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64) + \
+    _WIDE_UNSIGNED + _FLOAT8
 _BY_NUMPY = {d.np: d for d in ALL_DTYPES}
 
 
@@ -141,6 +162,13 @@ def promote_types(type1, type2):
 def _promote_uncached(a, b):
     if a is b:
         return a
+    if a in _FLOAT8 or b in _FLOAT8:
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{scalar_name(a)} and {scalar_name(b)}")
+    if (a in _WIDE_UNSIGNED or b in _WIDE_UNSIGNED) and FLOATING not in (a.category,
+                                                                      b.category):
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {scalar_name(a)} and {scalar_name(b)}")
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.category == FLOATING:
@@ -233,7 +261,8 @@ class finfo:
         if not type.is_floating_point:
             raise TypeError(f"ember.finfo() requires a floating point input type. Use "
                             f"ember.iinfo to handle '{type}'")
-        info = ml_dtypes.finfo(type.np) if type is bfloat16 else np.finfo(type.np)
+        info = ml_dtypes.finfo(type.np) if type is bfloat16 or type in _FLOAT8 else \
+            np.finfo(type.np)
         self.dtype = type.name
         self.bits = type.itemsize * 8
         self.eps = builtins.float(info.eps)
@@ -242,6 +271,12 @@ class finfo:
         self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
         # NumPy's resolution is a float32 for float32 (9.9999997e-07); torch gives 1e-06
         self.resolution = 10.0 ** -builtins.int(info.precision)
+        if type in _FLOAT8:  # torch: whole decimal digits of the mantissa (ml_dtypes says 1)
+            import math
+
+            self.resolution = 10.0 ** -math.floor(builtins.int(info.nmant) * math.log10(2))
+        if type is float8_e5m2fnuz:
+            self.eps = 0.125  # what torch 2.13 reports (c10's epsilon() for this format)
 
     def __eq__(self, other):
         return isinstance(other, finfo) and other.dtype == self.dtype

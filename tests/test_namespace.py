@@ -135,6 +135,9 @@ EXCLUDED = {
         **_group("nested (jagged) tensors: a prototype layout", "nested jagged"),
         "masked": "MaskedTensor: a prototype",
         "slice_inverse": "functionalization's view replay, never called by user programs",
+        "embedding_bag": "ATen's form returns backward bookkeeping (offset2bag, bag_size, "
+                         "max_indices); programs call F.embedding_bag",
+        "native_norm": "a sparse-tensor kernel torch 2.13 has no CPU implementation of",
         "package": "torch.package: model archiving with code, a separate tool",
     },
     "Tensor": {

@@ -61,3 +61,17 @@ def test_histogram_edges_and_points_outside():
     check(lambda m, x: tuple(m.histogram(x, 2)), [np.zeros(0, np.float32)], grad=False)
     check(lambda m, x: tuple(m.histogram(x, m.tensor([0.0, 1.0, 1.0, 2.0]))),
           [np.array([1.0, 2.0], np.float32)], grad=False)
+
+
+@pytest.mark.parametrize("fn, match", [
+    (lambda m, x: m.segment_reduce(x[0], "bad", lengths=m.tensor([4])),
+     "reduce argument must be either sum, prod, mean, amax or amin, got bad"),
+    (lambda m, x: m.segment_reduce(x[0], "sum", lengths=m.tensor([2, 1])),
+     "Expected all rows of lengths along axis to sum"),
+    (lambda m, x: m.segment_reduce(x[0], "sum", indices=m.tensor([0, 0, 1, 1])),
+     "indices based reduction is not supported yet"),
+    (lambda m, x: m.segment_reduce(x[0].long(), "sum", lengths=m.tensor([4])),
+     "not implemented for 'Long'"),
+])
+def test_segment_reduce_errors(fn, match):
+    check_raises(fn, [X], match=match)

@@ -223,3 +223,13 @@ def test_functional_module():
         assert hasattr(tf, name), name
     assert_close(ember.functional.block_diag(ember.ones(1, 1), ember.ones(1, 2)),
                  tf.block_diag(torch.ones(1, 1), torch.ones(1, 2)))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: (m.sym_float(3), m.sym_int(2.7), m.sym_int(-2.7), m.sym_max(2, 3.5),
+               m.sym_min(2, 3.5), m.sym_max(2, 3), m.sym_not(0), m.sym_ite(True, 1, 2),
+               m.sym_sqrt(4), m.sym_sum([1, 2, 3.5]), m.sym_sum([])),
+])
+def test_sym_helpers(fn):
+    e, t = fn(ember), fn(torch)
+    assert e == t and [type(x) for x in e] == [type(x) for x in t]

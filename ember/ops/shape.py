@@ -41,6 +41,11 @@ def _strided_view(xp, a, shape, strides, offset=0):
     Read-only when two elements share memory (a stride 0 over a dim of size > 1): torch refuses
     in-place writes into such tensors, and a read-only array makes ours fail the same way."""
     stride_tricks = xp.lib.stride_tricks
+    if a.dtype.kind == "V" or a.dtype.type.__module__.startswith("ml_dtypes"):
+        # NumPy's as_strided cannot rebuild every ml_dtypes type (float8_e5m2) from its array
+        # interface: stride the same bytes as unsigned integers, then view them back
+        return _strided_view(xp, a.view(f"u{a.itemsize}"), shape, strides,
+                             offset).view(a.dtype)
     if offset:
         # a 1-element array at the target address: walk |offset| bytes forwards or backwards
         step = a.itemsize if offset > 0 else -a.itemsize

@@ -205,10 +205,11 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
         for n in reversed(size):
             stride.insert(0, step)
             step *= builtins.max(n, 1)
+    from .shape import _strided_view
+
     itemsize = self._data.itemsize
-    view = np.lib.stride_tricks.as_strided(elements[storage_offset:], shape=tuple(size),
-                                           strides=tuple(s * itemsize for s in stride))
-    _set_array(self, view)
+    _set_array(self, _strided_view(np, elements[storage_offset:], tuple(size),
+                                   tuple(s * itemsize for s in stride)))
     return self
 
 
