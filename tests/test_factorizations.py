@@ -216,3 +216,36 @@ def test_lu_solve_gradient_reaches_the_factors():
     rng = np.random.default_rng(3)
     check(lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a), b),
           [rng.standard_normal((3, 3)) + 3 * np.eye(3), rng.standard_normal((3, 2))])
+
+
+def _low_rank(rank=3, shape=(12, 9), seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((shape[0], rank)) @ rng.standard_normal((rank, shape[1]))
+
+
+@pytest.mark.parametrize("shape", [(12, 9), (7, 11)])
+def test_svd_lowrank_recovers_a_low_rank_matrix(shape):
+    a = _low_rank(shape=shape)
+    x = ember.tensor(a, requires_grad=True)
+    U, S, V = ember.svd_lowrank(x, q=5, niter=2)
+    assert (U.shape, S.shape, V.shape) == ((shape[0], 5), (5,), (shape[1], 5))
+    assert np.allclose(((U * S) @ V.mT).detach().numpy(), a, atol=1e-10)
+    t = torch.tensor(a, requires_grad=True)
+    _, S_t, _ = torch.svd_lowrank(t, q=5, niter=2)
+    assert np.allclose(S.detach().numpy()[:3], S_t.detach().numpy()[:3], rtol=1e-10)
+    S[:3].sum().backward()
+    S_t[:3].sum().backward()
+    assert np.allclose(x.grad.numpy(), t.grad.numpy(), atol=1e-8)
+
+
+def test_pca_lowrank_matches_torch_on_low_rank_data():
+    a = _low_rank(shape=(20, 6)) + 3.0
+    U, S, V = ember.pca_lowrank(ember.tensor(a), q=3)
+    _, S_t, V_t = torch.pca_lowrank(torch.tensor(a), q=3)
+    assert np.allclose(S.numpy(), S_t.numpy(), rtol=1e-10)
+    assert np.allclose(np.abs(V.numpy().T @ V_t.numpy()), np.eye(3), atol=1e-8)  # up to signs
+    _, S_plain, _ = ember.pca_lowrank(ember.tensor(a), q=3, center=False)
+    assert S_plain[0] > S[0]
+    for fn, match in ((lambda m: m.pca_lowrank(m.ones(3, 4), q=5), "must be non-negative"),
+                      (lambda m: m.pca_lowrank(m.ones(3, 4), niter=-1), "niter(=-1)")):
+        check_raises(fn, [], match=match)

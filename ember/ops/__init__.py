@@ -12,6 +12,7 @@ Modules, in reading order:
     tensor_info.py  what is not math: numel, is_nonzero, resize_, set_, apply_, storage, ...
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
     factorizations.py  LU, LDL, Householder QR in LAPACK's packed form; matrix_exp
+    lowrank.py    randomized low-rank SVD and PCA
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
 from . import (  # noqa: F401
@@ -20,6 +21,7 @@ from . import (  # noqa: F401
     factorizations,
     index,
     linalg,
+    lowrank,
     nn,
     pointwise,
     reduce,
