@@ -153,3 +153,31 @@ def test_cells(mode, bias):
         result = getattr(m, mode + "_cell")(x, hx, *weights)
         return tuple(result) if mode == "lstm" else result
     check(run, [x, h, w_ih, w_hh] + biases)
+
+
+def test_grouped_mm():
+    offs = np.array([2, 6], dtype=np.int32)  # (rows past the last offset: garbage in torch)
+    a2, b3 = (rng.standard_normal(s).astype(np.float32) for s in ((6, 8), (2, 8, 4)))
+    a3, b2 = (rng.standard_normal(s).astype(np.float32) for s in ((2, 6, 8), (8, 8)))
+    c2, d2 = (rng.standard_normal(s).astype(np.float32) for s in ((6, 8), (8, 4)))
+    check(lambda m, a, b: m.nn.functional.grouped_mm(a, b, offs=m.tensor(offs)), [a2, b3])
+    check(lambda m, a, b: m.nn.functional.grouped_mm(a, b, offs=m.tensor([4, 8],
+                                                                          dtype=m.int32)),
+          [a3, b2])
+    check(lambda m, a, b: m.nn.functional.grouped_mm(a, b, offs=m.tensor([4, 8],
+                                                                          dtype=m.int32)),
+          [c2, d2])
+    check(lambda m, a, b: m.nn.functional.grouped_mm(a, b), [a3, b3])
+    for fn, match in (
+            (lambda m, a, b: m.nn.functional.grouped_mm(a, b), "Have to provide offsets"),
+            (lambda m, a, b: m.nn.functional.grouped_mm(a, b, offs=m.tensor([2, 6])),
+             "Offsets have to be int32"),
+            (lambda m, a, b: m.nn.functional.grouped_mm(
+                a, b, offs=m.tensor(offs), bias=m.ones(2, 4)), "Bias not supported yet")):
+        check_raises(fn, [a2, b3], match=match)
+
+
+def test_grouped_mm_zeroes_rows_past_the_last_offset():
+    out = ember.nn.functional.grouped_mm(ember.ones(6, 8), ember.ones(2, 8, 4),
+                                         offs=ember.tensor([2, 5], dtype=ember.int32))
+    assert out[5].tolist() == [0.0] * 4 and out[:5].eq(8).all()
