@@ -196,7 +196,7 @@ PENDING = {
             conj_physical conj_physical_ imag is_conj is_neg polar real resolve_conj
             resolve_neg view_as_complex view_as_complex_copy view_as_real view_as_real_copy
             fft stft istft signal windows bartlett_window blackman_window hamming_window
-            hann_window kaiser_window"""),
+            hann_window kaiser_window has_spectral"""),
         **_group(_PROB, """
             special distributions digamma lgamma polygamma mvlgamma i0 i0_ igamma igammac
             sinc sinc_ xlogy_ binomial"""),
@@ -233,7 +233,7 @@ PENDING = {
             sspaddmm ccol_indices_copy col_indices_copy crow_indices_copy indices_copy
             row_indices_copy values_copy resize_as_sparse_"""),
         **_group(_FUNC, "func vmap"),
-        **_group(_TODO, ""),
+        **_group(_TODO, "lobpcg"),
     },
     "Tensor": {
         **_group(_COMPLEX, """
@@ -246,36 +246,33 @@ PENDING = {
             ipu is_ipu is_maia is_mkldnn is_mps is_mtia is_pinned is_vulkan is_xla is_xpu
             mtia pin_memory record_stream share_memory_ is_shared xpu"""),
         "is_distributed": _DIST,
-        **_group(_CORE, "cumprod_ cumsum_"),
+        **_group(_CORE, "cumprod_ cumsum_ storage_type"),
         **_group(_SPARSE, """
             ccol_indices col_indices coalesce crow_indices dense_dim indices is_coalesced
             is_sparse_csr resize_as_sparse_ row_indices smm sparse_dim sparse_mask
             sparse_resize_ sparse_resize_and_clear_ sspaddmm to_dense to_sparse to_sparse_bsc
             to_sparse_bsr to_sparse_coo to_sparse_csc to_sparse_csr values"""),
-        **_group(_TODO, ""),
     },
     "nn": {
         **_group(_DIST, "DataParallel parallel"),
-        **_group(_TODO, ""),
+        "attention": _COMPAT,  # SDPA backend selection (sdpa_kernel, SDPBackend)
     },
     "nn.functional": {
         **_group(_COMPAT, """
             handle_torch_function has_torch_function has_torch_function_unary
             has_torch_function_variadic"""),
-        **_group(_TODO, ""),
     },
     "linalg": {
-        **_group(_TODO, ""),
+        **_group(_COMPLEX, "eig eigvals"),  # complex results: they land with complex dtypes
     },
     "autograd": {
         "forward_ad": _FUNC,
         **_group(_COMPAT, "handle_torch_function has_torch_function is_tensor_like"),
-        **_group(_TODO, ""),
+        "SavedTensor": _TODO,  # needs saved-tensor hooks in the engine
     },
     "utils.data": {},
     "optim": {
         "SparseAdam": _SPARSE,
-        **_group(_TODO, ""),
     },
 }
 
