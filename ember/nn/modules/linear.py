@@ -50,12 +50,13 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        out_features, in_features = self.weight.shape  # (a loaded lazy layer's in_features
-        if input.ndim and input.shape[-1] != in_features:  # stays 0, as torch's)
+        weight = self.weight  # read once: a parametrized weight is recomputed on each read
+        out_features, in_features = weight.shape  # (a loaded lazy layer's in_features stays
+        if input.ndim and input.shape[-1] != in_features:  # 0, as torch's)
             rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
                                f"{input.shape[-1]} and {in_features}x{out_features})")
-        return F.linear(input, self.weight, self.bias)
+        return F.linear(input, weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
