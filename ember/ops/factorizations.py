@@ -44,6 +44,11 @@ from .linalg import (
 )
 from .shape import cat
 
+__all__ = ["lu_factor_ex", "lu_factor", "lu", "lu_unpack", "lu_solve", "cholesky_ex", "inv_ex",
+           "solve_ex", "cholesky_solve", "cholesky_inverse", "triangular_solve",
+           "ldl_factor_ex", "ldl_factor", "ldl_solve", "geqrf", "householder_product", "orgqr",
+           "ormqr", "matrix_exp"]
+
 
 def _return_type(name, fields):
     cls = return_types._structseq(name, fields)

@@ -22,6 +22,9 @@ from .._utils import wrap_dim
 from ._op import defop, export
 from .shape import cat
 
+__all__ = ["quantile", "nanquantile", "cov", "corrcoef", "histogram", "histogramdd",
+           "trapezoid", "trapz", "cumulative_trapezoid", "gradient"]
+
 histogram_result = return_types._structseq("histogram", ["hist", "bin_edges"])
 histogramdd_result = return_types._structseq("histogramdd", ["hist", "bin_edges"])
 return_types.histogram = histogram_result

@@ -24,6 +24,11 @@ from .._utils import parse_size
 from ..autograd import grad_mode
 from ._op import EXPORTS, defop, export
 
+__all__ = ["is_nonzero", "is_same_size", "get_device", "dim_order", "is_set_to", "is_tensor",
+           "is_storage", "typename", "storage", "const_data_ptr", "resize_", "resize",
+           "resize_as_", "resize_as", "set_", "apply_", "map_", "map2_", "as_subclass",
+           "module_load", "reinforce"]
+
 # ----------------------------------------------------------------------------------------------
 # questions
 

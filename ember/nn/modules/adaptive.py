@@ -55,12 +55,14 @@ class AdaptiveLogSoftmaxWithLoss(Module):
                                         Linear(hidden, size, bias=False, **factory)))
 
     def reset_parameters(self):
+        """Re-initialise the head and every cluster's projections (Linear's default)."""
         self.head.reset_parameters()
         for projection, scores in self.tail:
             projection.reset_parameters()
             scores.reset_parameters()
 
     def forward(self, input_, target_):
+        """(output, loss): each target's log-probability and the mean negative one."""
         input, target, batched = self._batch(input_, target_)
         batch_size = target.shape[0]
         output = input.new_zeros(batch_size)
