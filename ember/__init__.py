@@ -15,12 +15,12 @@ import math as _math
 from . import _allocator
 from . import _dtype
 from ._device import device, get_default_device, set_default_device
-from ._dtype import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16, float32,
-                     float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64,
-                     is_complex, is_floating_point, is_signed, long, promote_types,
-                     result_type, set_default_dtype, short, uint8, uint16, uint32, uint64,
-                     float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,
-                     float8_e8m0fnu)
+from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex32, complex64,
+                     complex128, double, dtype, finfo, float, float16, float32, float64,
+                     get_default_dtype, half, iinfo, int, int8, int16, int32, int64, is_complex,
+                     is_floating_point, is_signed, long, promote_types, result_type,
+                     set_default_dtype, short, uint8, uint16, uint32, uint64, float8_e4m3fn,
+                     float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu)
 from ._tensor import Size, Tensor
 from . import autograd
 from . import ops
@@ -49,6 +49,7 @@ from ._global_state import (are_deterministic_algorithms_enabled, get_determinis
                             use_deterministic_algorithms)
 from . import random
 from ._storage import TypedStorage, UntypedStorage
+from . import _sparse
 from .serialization import load, save
 
 
@@ -72,6 +73,7 @@ channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
 
 # constants torch re-exports (math's, and None as NumPy's newaxis)
 e, pi, inf, nan, newaxis = _math.e, _math.pi, _math.inf, _math.nan, None
@@ -92,7 +94,11 @@ _publish_ops()
 _bind_tensor_methods()
 
 from . import linalg  # the torch.linalg namespace
-from . import cuda, nn, optim, profiler
+from . import fft  # the torch.fft namespace
+from . import signal
+from ._windows import (bartlett_window, blackman_window, hamming_window, hann_window,
+                       kaiser_window)
+from . import cuda, nn, optim, profiler, sparse
 from . import functional  # torch.functional
 
 __version__ = "0.1.0"

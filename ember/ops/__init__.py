@@ -5,6 +5,7 @@ Modules, in reading order:
     _dispatch.py  device check -> promotion -> kernel -> graph node (the hot path)
     copy.py       casts, device moves, clone, copy_, fill_
     pointwise.py  elementwise math, comparisons, logical and bitwise ops
+    complex.py    complex numbers: real, imag, conj, angle, view_as_real, polar, ...
     reduce.py     sum, mean, max, var, sort, cumsum, ...
     shape.py      views and reshaping: view, transpose, cat, split, ...
     index.py      indexing, gather/scatter, masked ops, nonzero
@@ -13,12 +14,17 @@ Modules, in reading order:
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
     factorizations.py  LU, LDL, Householder QR in LAPACK's packed form; matrix_exp
     lowrank.py    randomized low-rank SVD and PCA
+    sparse.py     the primitives of sparse COO tensors (densify, sparse @ dense, coalesce)
+    fft.py        the FFT primitives behind ember.fft (c2c, r2c, c2r)
+    spectral.py   stft and istft, built from the FFT ops
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
 from . import (  # noqa: F401
     _op,
+    complex,
     copy,
     factorizations,
+    fft,
     index,
     linalg,
     lowrank,
@@ -26,6 +32,8 @@ from . import (  # noqa: F401
     pointwise,
     reduce,
     shape,
+    sparse,
+    spectral,
     statistics,
     tensor_info,
 )
