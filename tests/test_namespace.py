@@ -196,11 +196,7 @@ _TODO = "names-ops (not done)"
 PENDING = {
     "torch": {
         **_group(_COMPLEX, """
-            angle cdouble cfloat chalf complex complex128 complex32 complex64 conj
-            conj_physical conj_physical_ imag is_conj is_neg polar real resolve_conj
-            resolve_neg view_as_complex view_as_complex_copy view_as_real view_as_real_copy
-            fft stft istft signal windows bartlett_window blackman_window hamming_window
-            hann_window kaiser_window has_spectral"""),
+            conj_physical_ view_as_complex_copy view_as_real_copy windows has_spectral"""),
         **_group(_PROB, """
             special distributions digamma lgamma polygamma mvlgamma i0 i0_ igamma igammac
             sinc sinc_ xlogy_ binomial"""),
@@ -231,18 +227,15 @@ PENDING = {
             log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_
             round_ rsqrt_ sigmoid_ sin_ sinh_ sqrt_ square_ tan_ tanh_ trunc_"""),
         **_group(_SPARSE, """
-            sparse sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor
-            sparse_compressed_tensor sparse_coo sparse_coo_tensor sparse_csc
-            sparse_csc_tensor sparse_csr sparse_csr_tensor dsmm hsmm hspmm saddmm smm spmm
-            sspaddmm ccol_indices_copy col_indices_copy crow_indices_copy indices_copy
+            sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor sparse_compressed_tensor
+            sparse_csc sparse_csc_tensor sparse_csr sparse_csr_tensor dsmm hsmm hspmm saddmm
+            smm sspaddmm ccol_indices_copy col_indices_copy crow_indices_copy indices_copy
             row_indices_copy values_copy resize_as_sparse_"""),
         **_group(_FUNC, "func vmap"),
         **_group(_TODO, "lobpcg"),
     },
     "Tensor": {
-        **_group(_COMPLEX, """
-            angle cdouble cfloat chalf conj conj_physical conj_physical_ imag real is_conj
-            is_neg resolve_conj resolve_neg stft istft"""),
+        "chalf": _COMPLEX,
         **_group(_PROB, """
             digamma digamma_ i0 i0_ igamma igamma_ igammac igammac_ lgamma lgamma_ mvlgamma
             mvlgamma_ polygamma polygamma_ sinc sinc_"""),
@@ -254,8 +247,8 @@ PENDING = {
         **_group(_SPARSE, """
             ccol_indices col_indices coalesce crow_indices dense_dim indices is_coalesced
             is_sparse_csr resize_as_sparse_ row_indices smm sparse_dim sparse_mask
-            sparse_resize_ sparse_resize_and_clear_ sspaddmm to_dense to_sparse to_sparse_bsc
-            to_sparse_bsr to_sparse_coo to_sparse_csc to_sparse_csr values"""),
+            sparse_resize_ sparse_resize_and_clear_ sspaddmm to_sparse_bsc to_sparse_bsr
+            to_sparse_csc to_sparse_csr values"""),
     },
     "nn": {
         **_group(_DIST, "DataParallel parallel"),
