@@ -9,6 +9,8 @@ Read next: `ops/linalg.py`, then `ops/factorizations.py` (LU, LDL, Householder, 
 """
 from .ops.factorizations import (
     cholesky_ex,
+    eig,
+    eigvals,
     householder_product,
     inv_ex,
     ldl_factor,
@@ -52,9 +54,9 @@ from .ops.linalg import (
     vector_norm,
 )
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-           "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex",
-           "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
-           "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv",
-           "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
-           "tensorsolve", "vander", "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
+           "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd",
+           "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]

@@ -249,3 +249,26 @@ def test_pca_lowrank_matches_torch_on_low_rank_data():
     for fn, match in ((lambda m: m.pca_lowrank(m.ones(3, 4), q=5), "must be non-negative"),
                       (lambda m: m.pca_lowrank(m.ones(3, 4), niter=-1), "niter(=-1)")):
         check_raises(fn, [], match=match)
+
+
+@pytest.mark.parametrize("fn, match", [
+    (lambda m, a: m.linalg.eig(a.long()), "Unknown Complex ScalarType for Long"),
+    (lambda m, a: m.linalg.eig(m.ones(3, 4)), "square matrices"),
+    (lambda m, a: m.linalg.eigvals(a.half()), "not implemented for 'Half'"),
+    (lambda m, a: m.linalg.eig(a[0]), "at least 2 dimensions"),
+])
+def test_eig_errors(fn, match):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch's ComplexHalf warning
+        check_raises(fn, [INVERTIBLE], match=match)
+
+
+def test_eig_results_are_complex_and_satisfy_the_definition():
+    a = ember.tensor(np.random.default_rng(2).standard_normal((2, 4, 4)))
+    L, V = ember.linalg.eig(a)
+    assert L.dtype is ember.complex128 and V.dtype is ember.complex128
+    assert np.allclose((a.to(ember.complex128) @ V).numpy(), (V * L.unsqueeze(-2)).numpy())
+    assert ember.linalg.eig(a.float()).eigenvalues.dtype is ember.complex64
+    assert ember.linalg.eig(a).eigenvalues.grad_fn is None
+    x = a.clone().requires_grad_()
+    assert ember.linalg.eigvals(x).grad_fn.name() == "LinalgEigBackward0"

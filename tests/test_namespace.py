@@ -259,9 +259,7 @@ PENDING = {
             handle_torch_function has_torch_function has_torch_function_unary
             has_torch_function_variadic"""),
     },
-    "linalg": {
-        **_group(_COMPLEX, "eig eigvals"),  # complex results: they land with complex dtypes
-    },
+    "linalg": {},
     "autograd": {
         "forward_ad": _FUNC,
         **_group(_COMPAT, "handle_torch_function has_torch_function is_tensor_like"),

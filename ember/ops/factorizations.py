@@ -47,7 +47,7 @@ from .shape import cat
 __all__ = ["lu_factor_ex", "lu_factor", "lu", "lu_unpack", "lu_solve", "cholesky_ex", "inv_ex",
            "solve_ex", "cholesky_solve", "cholesky_inverse", "triangular_solve",
            "ldl_factor_ex", "ldl_factor", "ldl_solve", "geqrf", "householder_product", "orgqr",
-           "ormqr", "matrix_exp"]
+           "ormqr", "matrix_exp", "eig", "eigvals"]
 
 
 def _return_type(name, fields):
@@ -900,3 +900,72 @@ def matrix_exp(input):
     _expect_tensors("linalg_matrix_exp", input=input)
     _check_matrix("linalg.matrix_exp", input, low_precision_ok=True)
     return _matrix_exp(input)
+
+
+# ==============================================================================================
+# 7. eig: the eigendecomposition of a general (non-symmetric) matrix, always complex
+#
+# A V = V diag(L), each column of V of unit length (LAPACK's geev, through NumPy). For gradients
+# g_L and g_V (of a loss that does not depend on the eigenvectors' phases), with
+# E_ij = conj(L_j - L_i) off the diagonal and R = V^H g_V:
+#     gA = V^-H (diag(g_L) + off-diagonal of (R - V^H V Re(diag R)) / E) V^H,
+# taken real when A is real. eigvals is the same op with only g_L.
+
+linalg_eig_result = _return_type("linalg_eig", ["eigenvalues", "eigenvectors"])
+
+
+def _eig_kernel(xp, a):
+    w, v = xp.linalg.eig(a)
+    complex_type = (a + 0j).dtype if a.dtype.kind == "c" else \
+        (xp.complex64 if a.dtype == xp.float32 else xp.complex128)
+    return w.astype(complex_type, copy=False), v.astype(complex_type, copy=False)
+
+
+def _eig_rule(g, a_dtype, out):
+    gL, gV = g
+    L, V = out
+    Vh = V.mH
+    R = Vh @ gV
+    R = R - Vh @ (V * R.diagonal(0, -2, -1).real.unsqueeze(-2))
+    E = (L.conj().unsqueeze(-2) - L.conj().unsqueeze(-1))
+    n = L.shape[-1]
+    eye = _creation.eye(n, dtype=E.dtype, device=E.device)
+    off = (R / (E + eye)) * (1 - eye)
+    gA = _linalg_solve_for_eig(Vh, (off + gL.diag_embed()) @ Vh)
+    return (gA if a_dtype.is_complex else gA.real,)
+
+
+def _linalg_solve_for_eig(A, B):
+    from .linalg import solve
+
+    return solve(A, B)
+
+
+_eig = defop("linalg_eig", "none", _eig_kernel, _eig_rule, node_name="LinalgEigBackward0")
+
+
+def _check_eig(name, input):
+    _expect_tensors(name.replace(".", "_"), input=input)
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
+                           f"{input.shape[-2]} by {input.shape[-1]} matrices")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {dt.scalar_name(input.dtype)}")
+    if input.dtype in (dt.float16, dt.bfloat16):
+        raise NotImplementedError(f'"linalg_eig_out_cpu" not implemented for '
+                                  f"'{dt.scalar_name(input.dtype)}'")
+
+
+def eig(input):
+    """(eigenvalues, eigenvectors) of square matrices, complex (complex64 for float32 input,
+    complex128 for float64); each eigenvector has unit length."""
+    _check_eig("linalg.eig", input)
+    return linalg_eig_result(*_eig(input))
+
+
+def eigvals(input):
+    """The (complex) eigenvalues of square matrices: linalg.eig's first result."""
+    _check_eig("linalg.eigvals", input)
+    return _eig(input)[0]

@@ -106,3 +106,23 @@ SPECS += [
          [(T(4, 4), T(4, 2)), (T(2, 3, 3), T(3, 1))], grad=False,
          ops=["linalg_ldl_solve", "linalg_ldl_factor_ex"]),
 ]
+
+
+def _eig_parts(m, a):
+    """eig's results as real, phase-free quantities (eigenvectors are defined up to a phase)."""
+    L, V = m.linalg.eig(a)
+    weights = m.arange(1, L.shape[-1] + 1, dtype=a.dtype)
+    return L.real, L.imag, V.abs() ** 2 * weights
+
+
+SPECS += [
+    Spec("linalg_eig", _eig_parts, [(T(4, 4),), (T(2, 3, 3, dtype="float64"),),
+                                    (T(3, 3, t=True),)]),
+    Spec("linalg_eigvals", lambda m, a: (m.linalg.eigvals(a).real, m.linalg.eigvals(a).imag),
+         [(T(3, 3),), (T(2, 4, 4),)], ops=["linalg_eig"]),
+    # Eigenvectors are unique only up to a phase per column, so compare the complex
+    # eigenvalues directly and the eigenvectors through their moduli.
+    Spec("linalg_eig_complex_results",
+         lambda m, a: (m.linalg.eig(a).eigenvalues, m.linalg.eig(a).eigenvectors.abs()),
+         [(T(3, 3),)], ops=["linalg_eig"], grad=False),
+]
