@@ -1501,11 +1501,17 @@ def logdet(input):
 
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (left=True) or X A = B; B may be a (batch of) vector(s)."""
-    _expect_tensors("linalg_solve", A=A, B=B)
     _no_out(out, "linalg.solve")
-    _check_matrix("linalg.solve", A, complex_ok=True)
+    A, B2, vector = _solve_operands("linalg.solve", A, B, left)
+    return _solve_result(_solve(A, B2), vector, left)
+
+
+def _solve_operands(name, A, B, left):
+    """solve's checks, and its operands as one left-hand problem A X = B2: (A, B2, vector)."""
+    _expect_tensors(name.replace(".", "_"), A=A, B=B)
+    _check_matrix(name, A, complex_ok=True)
     if A.dtype is not B.dtype:
-        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found "
                            f"A of type {dt.scalar_name(A.dtype)} and B of type "
                            f"{dt.scalar_name(B.dtype)} instead")
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
@@ -1515,12 +1521,16 @@ def solve(A, B, *, left=True, out=None):
     if B2.shape[-2] != A.shape[-1]:
         equation = "AX = B" if left else "XA = B"
         shape = (B2.shape[-2], B2.shape[-1]) if left else (B2.shape[-1], B2.shape[-2])
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
                            f"{equation} ({_dims(A.shape[-2:])} and {_dims(shape)})")
     message = broadcast_error([tuple(A.shape[:-2]), tuple(B2.shape[:-2])])
     if message:
         raise RuntimeError(message)
-    X = _solve(A, B2)
+    return A, B2, vector
+
+
+def _solve_result(X, vector, left):
+    """The solution of `_solve_operands`' problem in the shape the caller's B had."""
     if vector:
         return X.squeeze(-1)
     return X if left else X.mT
@@ -1830,3 +1840,157 @@ def vecdot(x, y, *, dim=-1, out=None):
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """torch.diagonal with the last two dims as default."""
     return A.diagonal(offset=offset, dim1=dim1, dim2=dim2)
+
+
+# ----------------------------------------------------------------------------------------------
+# tensor equations, Vandermonde matrices, torch's older norm names, and the functions torch
+# removed in 1.9 (they raise, as torch's do, saying what replaces them)
+
+
+def tensorinv(input, ind=2):
+    """The tensor X with tensordot(input, X, ind) = identity: inv of input reshaped to
+    (prod(shape[:ind]), prod(shape[ind:])), given the shape shape[ind:] + shape[:ind]."""
+    _expect_tensors("linalg_tensorinv", input=input)
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = math.prod(input.shape[:ind]), math.prod(input.shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return inv(input.reshape(rows, cols)).reshape(input.shape[ind:] + input.shape[:ind])
+
+
+def tensorsolve(input, other, dims=None):
+    """X with tensordot(input, X, X.ndim) = other; `dims` are moved to input's end first."""
+    _expect_tensors("linalg_tensorsolve", input=input, other=other)
+    if dims is not None:
+        dims = [wrap_dim(d, input.ndim) for d in dims]
+        kept = [d for d in range(input.ndim) if d not in dims]
+        input = input.permute(kept + dims)
+    rows = math.prod(input.shape[:other.ndim])
+    cols = math.prod(input.shape[other.ndim:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:])"
+                           f" == prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    result = solve(input.reshape(rows, cols), other.reshape(rows))
+    return result.reshape(input.shape[other.ndim:])
+
+
+def _powers(x, N):
+    """[1, x, x^2, ..., x^(N-1)] along a new last dim, as a running product (so x = 0 has the
+    derivative of x^k, not the nan of k x^(k-1) at k = 0)."""
+    ones = _creation.ones(x.shape + (1,), dtype=x.dtype, device=x.device)
+    if N == 1:
+        return ones
+    return cat([ones, x.unsqueeze(-1).expand(x.shape + (N - 1,)).cumprod(-1)], -1)
+
+
+def vander(x, N=None):
+    """linalg.vander: x[..., i] ** j for j = 0 .. N-1 (increasing powers; N defaults to x's
+    last size), batched."""
+    _expect_tensors("linalg_vander", x=x)
+    if x.dtype is dt.bool:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer "
+                           "tensors, but got Bool")
+    N = x.shape[-1] if N is None and x.ndim else N
+    if x.ndim == 0 or N is None or N <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    return _powers(x, N)
+
+
+@export(name="vander")
+def _legacy_vander(x, N=None, increasing=False):
+    """torch.vander: a 1-D x's powers, decreasing unless `increasing`; bools count as int64."""
+    _expect_tensors("vander", x=x)
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    N = x.shape[0] if N is None else N
+    if N < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x.dtype is dt.bool:
+        x = x.long()
+    if N == 0:
+        return _creation.empty((x.shape[0], 0), dtype=x.dtype, device=x.device)
+    result = _powers(x, N)
+    return result if increasing else result.flip(-1)
+
+
+@export(method=True)
+def dist(input, other, p=2):
+    """The p-norm of input - other (broadcast): vector_norm(input - other, p)."""
+    _expect_tensors("dist", input=input, other=other)
+    difference = input - other
+    if not difference.dtype.is_floating_point:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {dt.scalar_name(difference.dtype)} instead.")
+    return vector_norm(difference, p)
+
+
+@export
+def frobenius_norm(input, dim, keepdim=False):
+    """sqrt(sum x^2) over `dim` (torch keeps it for TorchScript; use linalg.vector_norm)."""
+    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
+    return vector_norm(input, 2, dim, keepdim)
+
+
+@export
+def nuclear_norm(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum of singular values over the two dims `dim` (the last two when None); torch
+    keeps it for TorchScript: use linalg.matrix_norm(A, 'nuc')."""
+    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
+                  stacklevel=2)
+    if dim is None:
+        if input.ndim != 2:
+            raise RuntimeError(f"Expected a tensor with 2 dimensions, but got a tensor with "
+                               f"{input.ndim} dimension{'s' if input.ndim != 1 else ''} instead.")
+        dim = (-2, -1)
+    return matrix_norm(input, "nuc", dim, keepdim, dtype=dtype)
+
+
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
+_REMOVED_HOW = {
+    "lstsq": "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq`"
+             " has reversed arguments and does not return the QR decomposition in the returned "
+             "tuple (although it returns other information about the problem).\n\nTo get the QR "
+             "decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in "
+             "`torch.lstsq` stored the residuals of the solution in the last m - n columns of "
+             "the returned value whenever m > n. In torch.linalg.lstsq, the residuals are in "
+             "the field 'residuals' of the returned named tuple.\n\nThe unpacking of the "
+             "solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be "
+             "replaced with:\nX = torch.linalg.lstsq(A, B).solution",
+    "symeig": "The default behavior has changed from using the upper triangular portion of the "
+              "matrix by default to using the lower triangular portion.\n\nL, _ = "
+              "torch.symeig(A, upper=upper)\nshould be replaced with:\nL = "
+              "torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = "
+              "torch.symeig(A, eigenvectors=True)\nshould be replaced with:\nL, V = "
+              "torch.linalg.eigh(A, UPLO='U' if upper else 'L')",
+    "eig": "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather "
+           "than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A)\nshould be "
+           "replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, "
+           "eigenvectors=True)\nshould be replaced with:\nL_complex, V_complex = "
+           "torch.linalg.eig(A)",
+    "solve": "`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve`"
+             " has its arguments reversed and does not return the LU factorization.\n\nTo get "
+             "the LU factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
+             "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX = "
+             "torch.linalg.solve(A, B)",
+    "matrix_rank": "\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter "
+                   "'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
+}
+
+
+def _removed(name, method):
+    def removed(*args, **kwargs):
+        raise RuntimeError(_REMOVED + _REMOVED_HOW[name])
+    removed.__name__ = name
+    removed.__doc__ = (f"Removed in torch 1.9 (raises, as torch's does): "
+                       f"{_REMOVED_HOW[name].strip().splitlines()[0]}")
+    export(removed, name=name, method=method)
+
+
+for _name in ("lstsq", "symeig", "eig", "solve", "matrix_rank"):
+    _removed(_name, method=_name != "matrix_rank")

@@ -42,17 +42,18 @@ import numpy as np  # np.errstate (torch gives inf/nan silently) and the float32
 from ... import _creation
 from ... import _dtype as dt
 from ...autograd import grad_mode
-from .._op import op
+from .._op import export, op
 from ..pointwise import where
 from ..shape import broadcast_shapes, broadcast_tensors, cat, stack
 from .distance import pairwise_distance
+from .linear import linear as _linear
 
 __all__ = ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "soft_margin_loss",
            "multilabel_soft_margin_loss", "kl_div", "poisson_nll_loss", "gaussian_nll_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "cosine_embedding_loss",
            "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss", "ctc_loss"]
+           "triplet_margin_with_distance_loss", "ctc_loss", "linear_cross_entropy"]
 
 _HALF = (dt.float16.np, dt.bfloat16.np)
 
@@ -1190,3 +1191,98 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if reduction == "sum":
         return nll.sum()
     return nll.reshape(()) if unbatched else nll
+
+
+# ----------------------------------------------------------------------------------------------
+# linear_cross_entropy: a linear layer's logits straight into cross_entropy
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """cross_entropy(linear(input, W, b), target, ...): W is (C, in_features) or, for a
+    K-dimensional loss, (C, d_1, ..., d_K, in_features) with logits (N, C, d_1, ..., d_K).
+    ignore_index None means -100 for class-index targets. `options` (chunking settings) are
+    validated by their class; ember always computes this reference path, whose loss and
+    gradients torch's chunked path reproduces up to rounding."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    classes, *extra, in_features = linear_weight.shape
+    if extra and input.ndim != 2:
+        raise RuntimeError("multi-dimensional linear_weight requires batched input "
+                           "(N, in_features)")
+    flat_bias = None if linear_bias is None else linear_bias.reshape(-1)
+    logits = _linear(input, linear_weight.reshape(-1, in_features), flat_bias)
+    if extra:
+        logits = logits.reshape((input.shape[0], classes) + tuple(extra))
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)
+
+
+# ----------------------------------------------------------------------------------------------
+# the torch.* forms of the losses (ATen's argument orders; `reduction` is an int: 0 none,
+# 1 mean, 2 sum). torch's Python binding of these reads their documented default
+# (at::Reduction::Mean) as 0, so by default they do not reduce -- as here.
+
+_BY_CODE = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction_of(code):
+    if isinstance(code, str):
+        raise TypeError("argument 'reduction' must be int, not str")
+    if code not in _BY_CODE:
+        raise ValueError(f"{code} is not a valid value for reduction")
+    return _BY_CODE[code]
+
+
+def _native(name, fn, doc):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    export(fn, name=name, function=True, method=False)
+
+
+def _reduced(loss, code):
+    """The pointwise loss reduced by code (torch's 'mean' here is the plain mean: no
+    batchmean warning)."""
+    how = _reduction_of(code)
+    return loss if how == "none" else (loss.mean() if how == "mean" else loss.sum())
+
+
+_native("kl_div", lambda input, target, reduction=0, *, log_target=False: _reduced(
+    kl_div(input, target, reduction="none", log_target=log_target), reduction),
+    "torch.kl_div(input, target, reduction, *, log_target): F.kl_div with an int reduction.")
+_native("binary_cross_entropy_with_logits",
+        lambda input, target, weight=None, pos_weight=None, reduction=0:
+        binary_cross_entropy_with_logits(input, target, weight,
+                                         reduction=_reduction_of(reduction),
+                                         pos_weight=pos_weight),
+        "torch.binary_cross_entropy_with_logits: F.binary_cross_entropy_with_logits with an "
+        "int reduction.")
+_native("cosine_embedding_loss", lambda input1, input2, target, margin=0.0, reduction=0:
+        cosine_embedding_loss(input1, input2, target, margin,
+                              reduction=_reduction_of(reduction)),
+        "torch.cosine_embedding_loss: F.cosine_embedding_loss with an int reduction.")
+_native("margin_ranking_loss", lambda input1, input2, target, margin=0.0, reduction=0:
+        margin_ranking_loss(input1, input2, target, margin,
+                            reduction=_reduction_of(reduction)),
+        "torch.margin_ranking_loss: F.margin_ranking_loss with an int reduction.")
+_native("hinge_embedding_loss", lambda input, target, margin=1.0, reduction=0:
+        hinge_embedding_loss(input, target, margin, reduction=_reduction_of(reduction)),
+        "torch.hinge_embedding_loss: F.hinge_embedding_loss with an int reduction.")
+_native("poisson_nll_loss", lambda input, target, log_input, full, eps, reduction:
+        poisson_nll_loss(input, target, log_input, full, eps=eps,
+                         reduction=_reduction_of(reduction)),
+        "torch.poisson_nll_loss(input, target, log_input, full, eps, reduction): every "
+        "argument given, reduction an int.")
+_native("triplet_margin_loss",
+        lambda anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+        reduction=0: triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                         reduction=_reduction_of(reduction)),
+        "torch.triplet_margin_loss: F.triplet_margin_loss with an int reduction.")
+_native("ctc_loss", lambda log_probs, targets, input_lengths, target_lengths, blank=0,
+        reduction=0, zero_infinity=False: ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, blank,
+            _reduction_of(reduction), zero_infinity),
+        "torch.ctc_loss: F.ctc_loss with an int reduction.")
+
