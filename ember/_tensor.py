@@ -183,9 +183,42 @@ class Tensor:
     def is_quantized(self):
         return False
 
-    @property
-    def is_meta(self):
-        return False
+    # devices and layouts ember does not have: torch's probes answer False
+    is_meta = property(lambda self: False, doc="False: ember has no meta tensors.")
+    is_xpu = property(lambda self: False, doc="False: ember has no Intel-GPU tensors.")
+    is_mps = property(lambda self: False, doc="False: ember has no Apple-GPU tensors.")
+    is_ipu = property(lambda self: False, doc="False: ember has no IPU tensors.")
+    is_xla = property(lambda self: False, doc="False: ember has no XLA tensors.")
+    is_hpu = property(lambda self: False, doc="False: ember has no HPU tensors.")
+    is_mtia = property(lambda self: False, doc="False: ember has no MTIA tensors.")
+    is_maia = property(lambda self: False, doc="False: ember has no MAIA tensors.")
+    is_vulkan = property(lambda self: False, doc="False: ember has no Vulkan tensors.")
+    is_mkldnn = property(lambda self: False, doc="False: ember has no oneDNN layouts.")
+    is_nested = property(lambda self: False, doc="False: ember has no nested tensors.")
+    is_sparse_csr = property(lambda self: False, doc="False: ember has no CSR tensors.")
+
+    def share_memory_(self):
+        """Move this tensor's memory into shared memory, in place (other processes that get
+        the tensor through ember.multiprocessing then work on the same memory). GPU tensors
+        and tensors already shared are left as they are. Unlike torch, a view cannot move
+        its base's memory (views made before would keep the old memory): it raises."""
+        from . import _shared_memory as shm
+
+        if self._device.type != "cpu" or shm.shared_segment(self._data) is not None:
+            return self
+        if self._base is not None:
+            raise RuntimeError("share_memory_() on a view: ember moves a tensor's own memory; "
+                               "call it on the tensor this view was made from")
+        if shm.available:
+            self._data = shm.share(self._data)
+        return self
+
+    def is_shared(self):
+        """Whether the memory is shared between processes (always for GPU tensors, as in
+        torch; CPU tensors after share_memory_ or when received from another process)."""
+        from . import _shared_memory as shm
+
+        return self._device.type == "cuda" or shm.shared_segment(self._data) is not None
 
     def _wrap_dim(self, dim):
         from ._utils import wrap_dim

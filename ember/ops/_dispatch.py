@@ -28,12 +28,15 @@ _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING,
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
 _observer = None  # set while a profiler or FLOP counter listens (autograd/_instrument.py)
+_autocast = None  # set while an autocast region is on (amp/autocast_mode.py): casts inputs
 
 
 def call(op, *args, **attrs):
     """`op(*args, **attrs)`: run `op` on tensors and Python scalars (this is `Op.__call__`)."""
     if _observer is not None:
         return _observer(op, args, attrs, None)
+    if _autocast is not None:
+        args = _autocast(op, args, attrs)
     # device: the common device of the tensor arguments (0-d CPU tensors may join any device)
     device = None
     first = None
