@@ -278,7 +278,6 @@ _BANNED = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are un
 
 from .._tensor import Tensor as _Tensor  # noqa: E402
 
-
 # ----------------------------------------------------------------------------------------------
 # custom autograd.Functions
 

@@ -20,8 +20,13 @@ import multiprocessing
 from multiprocessing import *  # noqa: F401,F403 -- torch.multiprocessing re-exports them all
 
 from .reductions import init_reductions
-from .spawn import (ProcessContext, ProcessExitedException, ProcessRaisedException, spawn,
-                    start_processes)
+from .spawn import (
+    ProcessContext,
+    ProcessExitedException,
+    ProcessRaisedException,
+    spawn,
+    start_processes,
+)
 
 __all__ = list(multiprocessing.__all__) + [
     "spawn", "start_processes", "ProcessContext", "ProcessRaisedException",

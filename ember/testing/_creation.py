@@ -33,7 +33,7 @@ def _bounds(dtype, low, high, default_low, default_high):
 def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
                 noncontiguous=False, exclude_zero=False, memory_format=None):
     """A tensor of `shape` filled with random values (see the module docstring)."""
-    from .. import empty, randint, rand
+    from .. import empty, rand, randint
 
     shape = _shape(shape)
     if dtype is dt.bool:
