@@ -171,7 +171,7 @@ def attach(fd, size, shape, dtype, offset=0, strides=None):
     it is closed with the segment)."""
     segment = _Segment(f"attached-{os.getpid()}-{next(_shared_ids)}", size, fd)
     whole = _own(segment, (size,), np.dtype(np.uint8))
-    return np.lib.stride_tricks.as_strided(whole[offset:].view(dtype), shape, strides)
+    return np.ndarray(shape, dtype, buffer=whole, offset=offset, strides=strides)
 
 
 def shared_segment(array):

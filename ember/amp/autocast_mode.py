@@ -225,14 +225,14 @@ def _refresh_hook():
 # the dispatch hook
 
 
-def _cast_inputs(op, args, attrs):
-    """`args` cast per the policy of `op` on the device of its first tensor (dispatch calls
-    this for every op while autocast is on somewhere)."""
+def _cast_inputs(name, args, attrs):
+    """`args` cast per the policy of op `name` on the device of its first tensor (dispatch
+    calls this for every op while autocast is on somewhere)."""
     device_type = next((x._device.type for x in args if isinstance(x, _Tensor)), None)
     state = _state.get(device_type)
     if state is None or not state.enabled:
         return args
-    policy = _TABLES[device_type].get(op.name)
+    policy = _TABLES[device_type].get(name)
     if callable(policy):
         policy = policy(attrs)
     if policy is None:

@@ -36,7 +36,7 @@ def call(op, *args, **attrs):
     if _observer is not None:
         return _observer(op, args, attrs, None)
     if _autocast is not None:
-        args = _autocast(op, args, attrs)
+        args = _autocast(op.name, args, attrs)
     # device: the common device of the tensor arguments (0-d CPU tensors may join any device)
     device = None
     first = None
@@ -90,6 +90,15 @@ def call(op, *args, **attrs):
     if wants_grad and _grad.grad_enabled and op.rule is not None:
         record(op, args, attrs, outputs, type(result) is tuple)
     return outputs if type(result) is tuple else outputs[0]
+
+
+def autocast_args(name, *tensors):
+    """`tensors` as op `name` gets them inside an autocast region (unchanged outside one), for
+    the public functions that check their operands' dtypes before the op runs (matmul,
+    linear, conv, ...): there the casts must come before the checks."""
+    if _autocast is None:
+        return tensors
+    return _autocast(name, tensors, {})
 
 
 def _wrap(r, out_np, device, xp):

@@ -41,7 +41,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._utils import wrap_dim, wrap_dims
 from ..autograd.grad_mode import no_grad
-from ._dispatch import broadcast_error
+from ._dispatch import autocast_args, broadcast_error
 from ._op import defop, export, op
 from .reduce import _norm as _vector_norm  # torch.norm's op is linalg.vector_norm's
 from .shape import cat
@@ -250,6 +250,7 @@ def matmul(input, other, *, out=None):
     """Matrix product for every rank pair: 1-D x 1-D is a dot product, a 1-D operand is a
     row (left) or column (right) vector, and leading batch dims broadcast."""
     _expect_tensors("matmul", input=input, other=other)
+    input, other = autocast_args("matmul", input, other)
     _no_out(out, "matmul")
     _check_matmul(input, other)
     _no_bool("addmm_impl_cpu_", input)
@@ -272,6 +273,7 @@ def _require_ndim(arg, t, ndim):
 @export(method=True)
 def mm(input, mat2, *, out=None):
     _expect_tensors("mm", input=input, mat2=mat2)
+    input, mat2 = autocast_args("mm", input, mat2)
     _no_out(out, "mm")
     _require_ndim("self", input, 2)
     _require_ndim("mat2", mat2, 2)
@@ -301,6 +303,7 @@ def _check_batches(a, b, summed=False):
 def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D tensors with equal batch sizes (no broadcasting)."""
     _expect_tensors("bmm", input=input, mat2=mat2)
+    input, mat2 = autocast_args("bmm", input, mat2)
     _no_out(out, "bmm")
     _require_ndim("batch1", input, 3)
     _require_ndim("batch2", mat2, 3)
@@ -328,6 +331,7 @@ def _check_mv(mat, vec, input=None):
 @export(method=True)
 def mv(input, vec, *, out=None):
     _expect_tensors("mv", input=input, vec=vec)
+    input, vec = autocast_args("mv", input, vec)
     _no_out(out, "mv")
     _check_mv(input, vec)
     _no_bool("addmv_impl_cpu", input)
@@ -351,6 +355,7 @@ def _check_dot(name, a, b):
 def dot(input, tensor, *, out=None):
     """Inner product of two 1-D tensors of one dtype and size."""
     _expect_tensors("dot", input=input, tensor=tensor)
+    input, tensor = autocast_args("dot", input, tensor)
     _no_out(out, "dot")
     _check_dot("dot", input, tensor)
     return _dot(input, tensor)
@@ -474,6 +479,7 @@ def _check_expandable(input, shape):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat1 @ mat2)."""
     _expect_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
+    input, mat1, mat2 = autocast_args("addmm", input, mat1, mat2)
     _no_out(out, "addmm")
     _check_addmm(input, mat1, mat2)
     beta, alpha = _factors(input, beta, alpha)
@@ -497,6 +503,7 @@ def _check_addmv(input, mat, vec):
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
     _expect_tensors("addmv", input=input, mat=mat, vec=vec)
+    input, mat, vec = autocast_args("addmv", input, mat, vec)
     _no_out(out, "addmv")
     _check_addmv(input, mat, vec)
     beta, alpha = _factors(input, beta, alpha)
@@ -523,6 +530,7 @@ def _check_addr(input, vec1, vec2):
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2)."""
     _expect_tensors("addr", input=input, vec1=vec1, vec2=vec2)
+    input, vec1, vec2 = autocast_args("addr", input, vec1, vec2)
     _no_out(out, "addr")
     _check_addr(input, vec1, vec2)
     beta, alpha = _factors(input, beta, alpha)
@@ -549,6 +557,7 @@ def _check_batched(input, batch1, batch2, shape):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     _expect_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
+    input, batch1, batch2 = autocast_args("baddbmm", input, batch1, batch2)
     _no_out(out, "baddbmm")
     _check_batched(input, batch1, batch2, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(input, beta, alpha)
@@ -566,6 +575,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
     _expect_tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
+    input, batch1, batch2 = autocast_args("addbmm", input, batch1, batch2)
     _no_out(out, "addbmm")
     _check_batched(input, batch1, batch2, (batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(input, beta, alpha)

@@ -3,8 +3,9 @@ from . import hooks  # noqa: F401
 
 
 def __getattr__(name):
-    """`ember.utils.data` (and `checkpoint`, `tensorboard`) load on first use: ember.utils itself is imported while ember is
-    still loading (autograd needs hooks), and data needs the finished package."""
+    """`ember.utils.data`, `checkpoint` and `tensorboard` load on first use: ember.utils itself
+    is imported while ember is still loading (autograd needs hooks), and they need the finished
+    package."""
     if name in ("data", "checkpoint", "tensorboard"):
         import importlib
         return importlib.import_module("." + name, __name__)

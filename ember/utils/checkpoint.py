@@ -29,10 +29,10 @@ import contextlib
 import warnings
 
 from .. import _random
+from .._tensor import Tensor
 from ..autograd import function as _function
 from ..autograd import grad_mode
 from ..autograd.graph import saved_tensors_hooks
-from .._tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction",
            "noop_context_fn", "detach_variable"]
