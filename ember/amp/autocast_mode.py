@@ -225,7 +225,7 @@ def _refresh_hook():
 # the dispatch hook
 
 
-def _cast_inputs(name, args, attrs):
+def _cast_inputs(name, args):
     """`args` cast per the policy of op `name` on the device of its first tensor (dispatch
     calls this for every op while autocast is on somewhere)."""
     device_type = next((x._device.type for x in args if isinstance(x, _Tensor)), None)
@@ -233,8 +233,6 @@ def _cast_inputs(name, args, attrs):
     if state is None or not state.enabled:
         return args
     policy = _TABLES[device_type].get(name)
-    if callable(policy):
-        policy = policy(attrs)
     if policy is None:
         return args
     return _apply(policy, args, device_type, state.dtype)

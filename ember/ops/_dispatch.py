@@ -36,7 +36,7 @@ def call(op, *args, **attrs):
     if _observer is not None:
         return _observer(op, args, attrs, None)
     if _autocast is not None:
-        args = _autocast(op.name, args, attrs)
+        args = _autocast(op.name, args)
     # device: the common device of the tensor arguments (0-d CPU tensors may join any device)
     device = None
     first = None
@@ -98,7 +98,7 @@ def autocast_args(name, *tensors):
     linear, conv, ...): there the casts must come before the checks."""
     if _autocast is None:
         return tensors
-    return _autocast(name, tensors, {})
+    return _autocast(name, tensors)
 
 
 def _wrap(r, out_np, device, xp):

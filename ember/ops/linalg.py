@@ -1440,6 +1440,7 @@ _matrix_rank = defop("linalg_matrix_rank", "none", _matrix_rank_kernel, differen
 def inv(A, *, out=None):
     """A^-1; raises LinAlgError for a singular matrix."""
     _no_out(out, "linalg.inv")
+    A, = autocast_args("linalg_inv", A)  # float32 under CPU autocast
     _check_matrix("linalg.inv", A)
     return _inv(A)
 
@@ -1479,6 +1480,7 @@ def solve(A, B, *, left=True, out=None):
     """X with A X = B (left=True) or X A = B; B may be a (batch of) vector(s)."""
     _expect_tensors("linalg_solve", A=A, B=B)
     _no_out(out, "linalg.solve")
+    A, B = autocast_args("linalg_solve", A, B)  # float32 under CPU autocast
     _check_matrix("linalg.solve", A)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
@@ -1519,6 +1521,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 def cholesky(A, *, upper=False, out=None):
     """L (lower, A = L L^T) or U = L^T (upper=True) of a symmetric positive-definite A."""
     _no_out(out, "linalg.cholesky")
+    A, = autocast_args("linalg_cholesky", A)  # float32 under CPU autocast
     _check_matrix("linalg.cholesky", A)
     return _cholesky(A, upper=upper)
 
@@ -1536,6 +1539,7 @@ def qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
+    A, = autocast_args("linalg_qr", A)  # float32 under CPU autocast
     _check_matrix("linalg.qr", A, square=False)
     return linalg_qr_result(*_qr(A, mode=mode))
 
@@ -1549,6 +1553,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending."""
     _no_out(out, "linalg.svd")
     _check_driver("torch.linalg.svd", driver)
+    A, = autocast_args("linalg_svd", A)  # float32 under CPU autocast
     _check_matrix("linalg.svd", A, square=False)
     return linalg_svd_result(*_svd(A, full_matrices=full_matrices))
 
@@ -1572,6 +1577,7 @@ def _check_driver(name, driver):
 def svdvals(A, *, driver=None, out=None):
     _no_out(out, "linalg.svdvals")
     _check_driver("torch.linalg.svdvals", driver)
+    A, = autocast_args("linalg_svdvals", A)  # float32 under CPU autocast
     _check_matrix("linalg.svdvals", A, square=False)
     return _svdvals(A)
 
@@ -1584,6 +1590,7 @@ def _check_uplo(name, UPLO):
 def eigh(A, UPLO="L", *, out=None):
     """(eigenvalues ascending, eigenvectors) of a symmetric A, read from its UPLO triangle."""
     _no_out(out, "linalg.eigh")
+    A, = autocast_args("linalg_eigh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigh", A)
     _check_uplo("linalg.eigh", UPLO)
     return linalg_eigh_result(*_eigh(A, UPLO=UPLO))
@@ -1591,6 +1598,7 @@ def eigh(A, UPLO="L", *, out=None):
 
 def eigvalsh(A, UPLO="L", *, out=None):
     _no_out(out, "linalg.eigvalsh")
+    A, = autocast_args("linalg_eigvalsh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigvalsh", A)
     _check_uplo("linalg.eigvalsh", UPLO)
     return _eigvalsh(A, UPLO=UPLO)
@@ -1614,6 +1622,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
         raise RuntimeError(f"linalg.pinv({dt.scalar_name(A.dtype)}{{{list(A.shape)}}}): expected "
                            "a tensor with 2 or more dimensions of float, double, cfloat or "
                            "cdouble types")
+    A, = autocast_args("linalg_pinv", A)  # float32 under CPU autocast
     _check_matrix("linalg.pinv", A, square=hermitian)
     atol, rtol = _tolerances(A, atol, rtol)
     return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
@@ -1636,6 +1645,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver not in _LSTSQ_DRIVERS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
                            "(gels, gelsy, gelsd, gelss)")
+    A, B = autocast_args("linalg_lstsq", A, B)  # float32 under CPU autocast
     _check_matrix("torch.linalg.lstsq", A, square=False)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
@@ -1693,6 +1703,7 @@ def _check_square_only(name, A):
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     """How many singular values exceed max(atol, rtol * largest); int64, no gradient."""
     _no_out(out, "linalg.matrix_rank")
+    A, = autocast_args("linalg_matrix_rank", A)  # float32 under CPU autocast
     _check_matrix("linalg.matrix_rank", A, square=hermitian)
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -1784,6 +1795,7 @@ def cond(A, p=None, *, out=None):
     """Condition number: largest / smallest singular value (p None, 2), the reverse (-2), or
     matrix_norm(A, p) * matrix_norm(inv(A), p)."""
     _no_out(out, "linalg.cond")
+    A, = autocast_args("linalg_cond", A)  # float32 under CPU autocast
     _check_matrix("linalg.cond", A, square=p not in (None, 2, -2))
     if p in (None, 2, -2):
         values = svdvals(A)
