@@ -158,6 +158,9 @@ class autocast:
     def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        from .._device import device
+
+        device(device_type)  # an unknown device string fails as torch's parser fails
         if not is_autocast_available(device_type):
             raise RuntimeError(f"User specified an unsupported autocast device_type "
                                f"'{device_type}'")
@@ -182,7 +185,7 @@ class autocast:
                                    "switch dtype to float16.")
         elif self.fast_dtype not in (dt.bfloat16, dt.float16):
             warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling "
-                          "autocast.\nCPU Autocast only supports dtype of torch.bfloat16, "
+                          "autocast.\nCPU Autocast only supports dtypes of torch.bfloat16, "
                           "torch.float16 currently.", stacklevel=3)
             return False
         return True
