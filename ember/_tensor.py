@@ -189,7 +189,6 @@ class Tensor:
     is_mps = property(lambda self: False, doc="False: ember has no Apple-GPU tensors.")
     is_ipu = property(lambda self: False, doc="False: ember has no IPU tensors.")
     is_xla = property(lambda self: False, doc="False: ember has no XLA tensors.")
-    is_hpu = property(lambda self: False, doc="False: ember has no HPU tensors.")
     is_mtia = property(lambda self: False, doc="False: ember has no MTIA tensors.")
     is_maia = property(lambda self: False, doc="False: ember has no MAIA tensors.")
     is_vulkan = property(lambda self: False, doc="False: ember has no Vulkan tensors.")

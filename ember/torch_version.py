@@ -6,7 +6,8 @@
 
 Comparisons follow PEP 440 (release numbers, then a/b/rc pre-releases, .post, .dev, then the
 local label after "+"); a string that is no PEP 440 version is compared as a plain string, as
-torch does. Read next: version.py.
+torch does. `!=` stays str's, as in torch (which defines only the other five). Read next:
+version.py.
 """
 import re
 
@@ -47,12 +48,15 @@ class TorchVersion(str):
 
     def _compare(self, other, test):
         if isinstance(other, (tuple, list)):
-            other = ".".join(str(part) for part in other)
-        elif not isinstance(other, str):
+            text = ".".join(str(part) for part in other)
+        elif isinstance(other, str):
+            text = other
+        else:
             return NotImplemented
-        mine, theirs = _key(self), _key(other)
+        mine, theirs = _key(self), _key(text)
         if mine is None or theirs is None:
-            return test(str(self), str(other))
+            # as torch: a plain string comparison with what was given (a tuple fails)
+            return test(str(self), other)
         return test(mine, theirs)
 
     def __lt__(self, other):
@@ -69,8 +73,5 @@ class TorchVersion(str):
 
     def __eq__(self, other):
         return self._compare(other, lambda a, b: a == b)
-
-    def __ne__(self, other):
-        return self._compare(other, lambda a, b: a != b)
 
     __hash__ = str.__hash__
