@@ -81,8 +81,17 @@ def _compare(actual, expected, options):
         for i, (a, e) in enumerate(zip(actual, expected)):
             _nested(i, _compare, a, e, options)
         return None
-    raise _Failure(f"No comparison pair was able to handle inputs of type {type(actual)} and "
-                   f"{type(expected)}.", TypeError)
+    raise _no_pair(actual, expected)
+
+
+def _no_pair(actual, expected):
+    return _Failure(f"No comparison pair was able to handle inputs of type {_type(actual)} and "
+                    f"{_type(expected)}.", TypeError)
+
+
+def _type(x):
+    """`<class 'ember.Tensor'>` for tensors (their public name, as torch prints its own)."""
+    return "<class 'ember.Tensor'>" if type(x) is Tensor else str(type(x))
 
 
 def _nested(key, compare, a, e, options):
@@ -173,8 +182,7 @@ def _compare_tensors(actual, expected, options):
     pair_ok = (isinstance(actual, Tensor) and isinstance(expected, Tensor)) or (
         isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray))
     if not pair_ok or (not options["allow_subclasses"] and type(actual) is not type(expected)):
-        raise _Failure(f"No comparison pair was able to handle inputs of type {type(actual)} "
-                       f"and {type(expected)}.", TypeError)
+        raise _no_pair(actual, expected)
     actual, expected = _as_tensor(actual).detach(), _as_tensor(expected).detach()
     _check_attribute("shape", actual.shape, expected.shape)
     if options["check_device"]:
@@ -208,7 +216,7 @@ def _compare_values(actual, expected, options):
         actual, expected = actual.long(), expected.long()
     abs_diff = (actual - expected).abs()
     rel_diff = abs_diff / expected.abs()  # integers give float32, as in torch
-    if actual.numel() == 1:
+    if actual.ndim == 0:
         raise _Failure(_scalar_message(actual.item(), expected.item(), abs_diff.item(),
                                        rel_diff.item(), rtol, atol))
     raise _Failure(_tensor_message(matches, abs_diff, rel_diff, rtol, atol))

@@ -24,8 +24,8 @@ def _bounds(dtype, low, high, default_low, default_high):
             raise ValueError(f"`low` and `high` cannot be NaN, but got {low=} and {high=}")
     low = default_low if low is None else low
     high = default_high if high is None else high
-    if low > high:
-        raise ValueError(f"`low` must be less than or equal to `high`, but got {low} > {high}")
+    if low > high or (low == high and not dtype.is_floating_point):
+        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
     info = dt.finfo(dtype) if dtype.is_floating_point else dt.iinfo(dtype)
     return max(low, info.min), min(high, info.max)
 
