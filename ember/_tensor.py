@@ -197,19 +197,29 @@ class Tensor:
     is_sparse_csr = property(lambda self: False, doc="False: ember has no CSR tensors.")
 
     def share_memory_(self):
-        """Move this tensor's memory into shared memory, in place (other processes that get
-        the tensor through ember.multiprocessing then work on the same memory). GPU tensors
-        and tensors already shared are left as they are. Unlike torch, a view cannot move
-        its base's memory (views made before would keep the old memory): it raises."""
+        """Move this tensor's memory into shared memory, in place (processes that get the
+        tensor through ember.multiprocessing then work on the same memory). A view moves its
+        base's whole memory and keeps its place in it. GPU tensors and tensors already shared
+        are left as they are. Unlike torch, other tensors that shared the old memory before
+        the move (other views, `detach()`-ed copies) keep the old memory: ember cannot move
+        memory under arrays it does not know of."""
         from . import _shared_memory as shm
 
-        if self._device.type != "cpu" or shm.shared_segment(self._data) is not None:
+        if self._device.type != "cpu" or not shm.available or \
+                shm.shared_segment(self._data) is not None:
             return self
-        if self._base is not None:
-            raise RuntimeError("share_memory_() on a view: ember moves a tensor's own memory; "
-                               "call it on the tensor this view was made from")
-        if shm.available:
+        if self._base is None:
             self._data = shm.share(self._data)
+            return self
+        base = self._base
+        offset = self._data.__array_interface__["data"][0] - base._data.__array_interface__[
+            "data"][0]
+        if not base._data.flags.c_contiguous:
+            raise RuntimeError("share_memory_() on a view of a non-contiguous tensor: call it "
+                               "on a contiguous copy")
+        base.share_memory_()
+        self._data = np.ndarray(self._data.shape, self._data.dtype, buffer=base._data,
+                                offset=offset, strides=self._data.strides)
         return self
 
     def is_shared(self):

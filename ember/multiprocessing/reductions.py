@@ -7,9 +7,9 @@ behind every Queue, Pipe and spawned Process) for `Tensor` and `nn.Parameter`:
               then send (dup of the segment's fd, size, offset, shape, strides, dtype, ...)
     receiver: map the fd and build a tensor on it -- writes on either side are seen by both
 
-A view whose base is not yet shared travels as a shared *copy* of the view (ember cannot move
-a base's memory under views that already exist); a view of a shared base shares it. GPU
-tensors travel by value (CuPy arrays are copied, not mapped). As in torch, a non-leaf tensor
+A view moves its base's memory (and keeps its place in it); only a view of a non-contiguous
+base travels as a shared *copy*. GPU tensors travel by value (CuPy arrays are copied, not
+mapped). As in torch, a non-leaf tensor
 that requires grad is refused: autograd graphs do not cross processes.
 """
 from multiprocessing.reduction import DupFd, ForkingPickler
@@ -31,16 +31,16 @@ def reduce_tensor(t):
                            "before serializing (e.g., putting it on the queue).")
     if t._device.type != "cpu" or not shm.available:
         return _by_value(t)
-    place = shm.shared_segment(t._data)
-    if place is None:
-        if t._base is None:
+    if shm.shared_segment(t._data) is None:
+        try:
             t.share_memory_()
-            data = t._data
-        else:
+        except RuntimeError:  # a view of a non-contiguous base: a shared copy travels
             data = shm.share(t._data)
-        place = shm.shared_segment(data)
+        else:
+            data = t._data
     else:
         data = t._data
+    place = shm.shared_segment(data)
     segment, offset = place
     return rebuild_tensor, (type(t), DupFd(segment.fd), segment.size, offset, data.shape,
                             data.strides, t._dtype.name, t._requires_grad)
