@@ -10,6 +10,12 @@ import ember
 
 pytest.importorskip("tensorboard")
 torch = pytest.importorskip("torch")
+# imported here, not inside a test: importing them installs an import hook (the state guard
+# in conftest.py would take that for the test's doing)
+pytest.importorskip("torch.utils.tensorboard")
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+
+import ember.utils.tensorboard  # noqa: E402,F401
 
 
 def _write(lib, folder):
@@ -27,8 +33,6 @@ def _write(lib, folder):
 
 
 def _read(folder):
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-
     events = EventAccumulator(str(folder), size_guidance={"tensors": 0}).Reload()
     tags = events.Tags()
     scalars = [(e.step, round(e.value, 6)) for e in events.Scalars("loss")]
