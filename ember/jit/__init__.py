@@ -8,13 +8,17 @@ eager execution, which is what TorchScript promises to reproduce), and `ignore`,
 path. What needs a TorchScript program -- `save`, `load` -- raises NotImplementedError.
 `isinstance(m, ember.jit.ScriptModule)` is always False: nothing here is a script module.
 """
+import contextlib
 import typing
 import warnings
 
 __all__ = ["script", "trace", "trace_module", "ignore", "unused", "export", "interface",
-           "is_scripting", "is_tracing", "script_if_tracing", "annotate", "Attribute",
-           "Final", "save", "load", "freeze", "optimize_for_inference", "fork", "wait",
-           "ScriptModule", "ScriptFunction", "Error", "TracerWarning", "Future"]
+           "is_scripting", "is_tracing", "script_if_tracing", "script_method", "annotate",
+           "Attribute", "Final", "save", "load", "freeze", "optimize_for_inference", "fork",
+           "wait", "optimized_execution", "fuser", "strict_fusion", "set_fusion_strategy",
+           "enable_onednn_fusion", "onednn_fusion_enabled", "ScriptModule", "ScriptFunction",
+           "RecursiveScriptModule", "TracedModule", "TopLevelTracedModule", "Error",
+           "TracerWarning", "ScriptWarning", "Future"]
 
 Final = typing.Final
 
@@ -27,8 +31,24 @@ class TracerWarning(Warning):
     """torch.jit.TracerWarning: a warning from tracing (never issued by ember)."""
 
 
+class ScriptWarning(Warning):
+    """torch.jit.ScriptWarning: a warning from scripting (never issued by ember)."""
+
+
 class ScriptModule:
     """torch.jit.ScriptModule: no ember object is one (script returns modules unchanged)."""
+
+
+class RecursiveScriptModule(ScriptModule):
+    """torch.jit.RecursiveScriptModule: no ember object is one."""
+
+
+class TracedModule(ScriptModule):
+    """torch.jit.TracedModule: no ember object is one (trace returns modules unchanged)."""
+
+
+class TopLevelTracedModule(TracedModule):
+    """torch.jit.TopLevelTracedModule: no ember object is one."""
 
 
 class ScriptFunction:
@@ -84,6 +104,51 @@ def interface(obj):
 def script_if_tracing(fn):
     """The function itself (ember never traces)."""
     return fn
+
+
+def script_method(fn):
+    """The method itself."""
+    return fn
+
+
+@contextlib.contextmanager
+def optimized_execution(should_optimize):
+    """A block with TorchScript's optimisations on or off: nothing changes in ember."""
+    yield
+
+
+@contextlib.contextmanager
+def fuser(name):
+    """A block using TorchScript fuser `name`: nothing changes in ember."""
+    yield
+
+
+@contextlib.contextmanager
+def strict_fusion():
+    """A block whose ops TorchScript must fuse: nothing to check in ember."""
+    yield
+
+
+_fusion_strategy = [("STATIC", 2), ("DYNAMIC", 10)]
+_onednn_fusion = False
+
+
+def set_fusion_strategy(strategy):
+    """Record TorchScript's fusion strategy; returns the previous one (it changes nothing)."""
+    global _fusion_strategy
+    previous, _fusion_strategy = _fusion_strategy, list(strategy)
+    return previous
+
+
+def enable_onednn_fusion(enabled):
+    """Record the oneDNN-fusion switch (ember has no oneDNN)."""
+    global _onednn_fusion
+    _onednn_fusion = bool(enabled)
+
+
+def onednn_fusion_enabled():
+    """The recorded oneDNN-fusion switch."""
+    return _onednn_fusion
 
 
 def is_scripting():

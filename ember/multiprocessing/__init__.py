@@ -24,12 +24,13 @@ from .spawn import (
     ProcessContext,
     ProcessExitedException,
     ProcessRaisedException,
+    SpawnContext,
     spawn,
     start_processes,
 )
 
 __all__ = list(multiprocessing.__all__) + [
-    "spawn", "start_processes", "ProcessContext", "ProcessRaisedException",
+    "spawn", "start_processes", "ProcessContext", "SpawnContext", "ProcessRaisedException",
     "ProcessExitedException", "init_reductions", "get_sharing_strategy",
     "set_sharing_strategy", "get_all_sharing_strategies"]
 

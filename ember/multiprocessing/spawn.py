@@ -12,7 +12,7 @@ import signal
 import sys
 import traceback
 
-__all__ = ["spawn", "start_processes", "ProcessContext", "ProcessException",
+__all__ = ["spawn", "start_processes", "ProcessContext", "SpawnContext", "ProcessException",
            "ProcessRaisedException", "ProcessExitedException"]
 
 
@@ -104,6 +104,17 @@ class ProcessContext:
                                           index, process.pid, code, name)
         return ProcessExitedException(f"process {index} terminated with exit code {code}",
                                       index, process.pid, code)
+
+
+class SpawnContext(ProcessContext):
+    """The deprecated name of what `spawn(join=False)` returns (a FutureWarning, as torch)."""
+
+    def __init__(self, processes, error_queues):
+        import warnings
+
+        warnings.warn("SpawnContext is renamed to ProcessContext since 1.4 release.",
+                      FutureWarning, stacklevel=2)
+        super().__init__(processes, error_queues)
 
 
 def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method="spawn"):
