@@ -78,7 +78,7 @@ def test(model, device, test_loader):
 def main():
     parser = argparse.ArgumentParser(description="CNN example")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--epochs", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=1.0)
     parser.add_argument("--gamma", type=float, default=0.7)
     parser.add_argument("--no-cuda", action="store_true", default=False)

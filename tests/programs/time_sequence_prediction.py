@@ -36,7 +36,7 @@ class Sequence(nn.Module):
         return outputs
 
 
-def make_waves(n=12, length=40, period=20):
+def make_waves(n=10, length=32, period=20):
     rng = np.random.RandomState(2)
     x = np.empty((n, length), np.int64)
     x[:] = np.array(range(length)) + rng.randint(-4 * period, 4 * period, n).reshape(n, 1)
