@@ -13,10 +13,11 @@ on the complete tensor API, so they come last.
 from . import _allocator
 from . import _dtype
 from ._device import device, get_default_device, set_default_device
-from ._dtype import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16, float32,
-                     float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64,
-                     is_complex, is_floating_point, is_signed, long, promote_types,
-                     result_type, set_default_dtype, short, uint8)
+from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex32, complex64,
+                     complex128, double, dtype, finfo, float, float16, float32, float64,
+                     get_default_dtype, half, iinfo, int, int8, int16, int32, int64, is_complex,
+                     is_floating_point, is_signed, long, promote_types, result_type,
+                     set_default_dtype, short, uint8)
 from ._tensor import Size, Tensor
 from . import autograd
 from . import ops
@@ -34,6 +35,7 @@ from ._tensor_str import set_printoptions
 from ._parallel import get_num_threads, set_num_threads
 from . import random
 from ._storage import TypedStorage, UntypedStorage
+from . import _sparse
 from .serialization import load, save
 
 
@@ -53,6 +55,7 @@ contiguous_format = _MemoryFormat("contiguous_format")
 channels_last = _MemoryFormat("channels_last")
 preserve_format = _MemoryFormat("preserve_format")
 strided = _Layout("strided")
+sparse_coo = _Layout("sparse_coo")
 
 
 def _publish_ops():
@@ -67,7 +70,11 @@ _publish_ops()
 _bind_tensor_methods()
 
 from . import linalg  # the torch.linalg namespace
-from . import cuda, nn, optim, profiler
+from . import fft  # the torch.fft namespace
+from . import signal
+from ._windows import (bartlett_window, blackman_window, hamming_window, hann_window,
+                       kaiser_window)
+from . import cuda, nn, optim, profiler, sparse
 
 # compatibility modules (each says in its docstring what it does on ember)
 from . import accelerator, amp, backends, compiler, cpu, hub, jit, onnx, testing, version
