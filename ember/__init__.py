@@ -74,7 +74,9 @@ from . import fft  # the torch.fft namespace
 from . import signal
 from ._windows import (bartlett_window, blackman_window, hamming_window, hann_window,
                        kaiser_window)
+from . import special  # the torch.special namespace
 from . import cuda, nn, optim, profiler, sparse
+from . import distributions  # after nn: distributions use nn.functional
 
 # compatibility modules (each says in its docstring what it does on ember)
 from . import accelerator, amp, backends, compiler, cpu, hub, jit, onnx, testing, version
