@@ -103,4 +103,18 @@ from . import cuda, nn, optim, profiler, sparse
 from . import distributions  # after nn: distributions use nn.functional
 from . import functional  # torch.functional
 
-__version__ = "0.1.0"
+# compatibility modules (each says in its docstring what it does on ember)
+from . import accelerator, amp, backends, compiler, cpu, hub, jit, onnx, testing, version
+from . import multiprocessing
+from ._compile import compile
+from .amp.autocast_mode import (autocast, autocast_decrement_nesting,
+                                autocast_increment_nesting, clear_autocast_cache,
+                                get_autocast_cpu_dtype, get_autocast_dtype,
+                                get_autocast_gpu_dtype,
+                                is_autocast_cache_enabled, is_autocast_cpu_enabled,
+                                is_autocast_enabled, set_autocast_cache_enabled,
+                                set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+                                set_autocast_dtype, set_autocast_enabled,
+                                set_autocast_gpu_dtype)
+from .amp.grad_scaler import GradScaler
+from .version import __version__

@@ -29,6 +29,14 @@ from .grad_mode import (  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 
 
+def _is_checkpoint_valid():
+    """False inside a backward pass run by `grad()` or `backward(inputs=...)`, where a
+    reentrant checkpoint cannot work (torch.autograd._is_checkpoint_valid)."""
+    from . import engine
+
+    return engine.checkpoint_valid
+
+
 class Variable:
     """Legacy torch API: `Variable(t, requires_grad=...)` returns a plain Tensor sharing t's
     memory (Variables and Tensors were merged in torch 0.4)."""

@@ -39,7 +39,7 @@ from .. import _backend
 from .. import _dtype as dt
 from .._tensor import Tensor
 from .._utils import wrap_dim
-from ._dispatch import broadcast_error
+from ._dispatch import autocast_args, broadcast_error
 from ._op import defop, export, op
 from .pointwise import where
 
@@ -759,6 +759,8 @@ def index_copy_(self, dim, index, source):
 
 @export(method=True)
 def index_copy(input, dim, index, source):
+    """input with input[..., index[i], ...] = source[..., i, ...] along `dim` (a copy)."""
+    input, source = autocast_args("index_copy", input, source)  # promoted under CPU autocast
     dim = _check_along("index_copy_", input, dim, index, source)
     return _index_copy(input, index, source, dim=dim)
 

@@ -41,7 +41,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._utils import wrap_dim, wrap_dims
 from ..autograd.grad_mode import no_grad
-from ._dispatch import broadcast_error
+from ._dispatch import autocast_args, broadcast_error
 from ._op import defop, export, op
 from .reduce import _norm as _vector_norm  # torch.norm's op is linalg.vector_norm's
 from .shape import cat
@@ -264,6 +264,7 @@ def matmul(input, other, *, out=None):
     _expect_tensors("matmul", input=input, other=other)
     if input.is_sparse or other.is_sparse:
         return _sparse_mm(input, other)
+    input, other = autocast_args("matmul", input, other)
     _no_out(out, "matmul")
     _check_matmul(input, other)
     _no_bool("addmm_impl_cpu_", input)
@@ -295,6 +296,7 @@ def mm(input, mat2, *, out=None):
     _expect_tensors("mm", input=input, mat2=mat2)
     if input.is_sparse or mat2.is_sparse:
         return _sparse_mm(input, mat2)
+    input, mat2 = autocast_args("mm", input, mat2)
     _no_out(out, "mm")
     _require_ndim("self", input, 2)
     _require_ndim("mat2", mat2, 2)
@@ -324,6 +326,7 @@ def _check_batches(a, b, summed=False):
 def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D tensors with equal batch sizes (no broadcasting)."""
     _expect_tensors("bmm", input=input, mat2=mat2)
+    input, mat2 = autocast_args("bmm", input, mat2)
     _no_out(out, "bmm")
     _require_ndim("batch1", input, 3)
     _require_ndim("batch2", mat2, 3)
@@ -351,6 +354,7 @@ def _check_mv(mat, vec, input=None):
 @export(method=True)
 def mv(input, vec, *, out=None):
     _expect_tensors("mv", input=input, vec=vec)
+    input, vec = autocast_args("mv", input, vec)
     _no_out(out, "mv")
     _check_mv(input, vec)
     _no_bool("addmv_impl_cpu", input)
@@ -374,6 +378,7 @@ def _check_dot(name, a, b):
 def dot(input, tensor, *, out=None):
     """Inner product of two 1-D tensors of one dtype and size."""
     _expect_tensors("dot", input=input, tensor=tensor)
+    input, tensor = autocast_args("dot", input, tensor)
     _no_out(out, "dot")
     _check_dot("dot", input, tensor)
     return _dot(input, tensor)
@@ -504,6 +509,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     _expect_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
     if mat1.is_sparse or mat2.is_sparse:
         return beta * input + alpha * _sparse_mm(mat1, mat2)
+    input, mat1, mat2 = autocast_args("addmm", input, mat1, mat2)
     _no_out(out, "addmm")
     _check_addmm(input, mat1, mat2)
     beta, alpha = _factors(input, beta, alpha)
@@ -527,6 +533,7 @@ def _check_addmv(input, mat, vec):
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
     _expect_tensors("addmv", input=input, mat=mat, vec=vec)
+    input, mat, vec = autocast_args("addmv", input, mat, vec)
     _no_out(out, "addmv")
     _check_addmv(input, mat, vec)
     beta, alpha = _factors(input, beta, alpha)
@@ -553,6 +560,7 @@ def _check_addr(input, vec1, vec2):
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2)."""
     _expect_tensors("addr", input=input, vec1=vec1, vec2=vec2)
+    input, vec1, vec2 = autocast_args("addr", input, vec1, vec2)
     _no_out(out, "addr")
     _check_addr(input, vec1, vec2)
     beta, alpha = _factors(input, beta, alpha)
@@ -579,6 +587,7 @@ def _check_batched(input, batch1, batch2, shape):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     _expect_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
+    input, batch1, batch2 = autocast_args("baddbmm", input, batch1, batch2)
     _no_out(out, "baddbmm")
     _check_batched(input, batch1, batch2, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(input, beta, alpha)
@@ -596,6 +605,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
     _expect_tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
+    input, batch1, batch2 = autocast_args("addbmm", input, batch1, batch2)
     _no_out(out, "addbmm")
     _check_batched(input, batch1, batch2, (batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(input, beta, alpha)
@@ -1464,6 +1474,7 @@ _matrix_rank = defop("linalg_matrix_rank", "none", _matrix_rank_kernel, differen
 def inv(A, *, out=None):
     """A^-1; raises LinAlgError for a singular matrix."""
     _no_out(out, "linalg.inv")
+    A, = autocast_args("linalg_inv", A)  # float32 under CPU autocast
     _check_matrix("linalg.inv", A, complex_ok=True)
     return _inv(A)
 
@@ -1502,6 +1513,7 @@ def logdet(input):
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (left=True) or X A = B; B may be a (batch of) vector(s)."""
     _no_out(out, "linalg.solve")
+    A, B = autocast_args("linalg_solve", A, B)  # float32 under CPU autocast
     A, B2, vector = _solve_operands("linalg.solve", A, B, left)
     return _solve_result(_solve(A, B2), vector, left)
 
@@ -1553,6 +1565,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 def cholesky(A, *, upper=False, out=None):
     """L (lower, A = L L^T) or U = L^T (upper=True) of a symmetric positive-definite A."""
     _no_out(out, "linalg.cholesky")
+    A, = autocast_args("linalg_cholesky", A)  # float32 under CPU autocast
     _check_matrix("linalg.cholesky", A)
     return _cholesky(A, upper=upper)
 
@@ -1570,6 +1583,7 @@ def qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
+    A, = autocast_args("linalg_qr", A)  # float32 under CPU autocast
     _check_matrix("linalg.qr", A, square=False)
     return linalg_qr_result(*_qr(A, mode=mode))
 
@@ -1583,6 +1597,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending."""
     _no_out(out, "linalg.svd")
     _check_driver("torch.linalg.svd", driver)
+    A, = autocast_args("linalg_svd", A)  # float32 under CPU autocast
     _check_matrix("linalg.svd", A, square=False)
     return linalg_svd_result(*_svd(A, full_matrices=full_matrices))
 
@@ -1606,6 +1621,7 @@ def _check_driver(name, driver):
 def svdvals(A, *, driver=None, out=None):
     _no_out(out, "linalg.svdvals")
     _check_driver("torch.linalg.svdvals", driver)
+    A, = autocast_args("linalg_svdvals", A)  # float32 under CPU autocast
     _check_matrix("linalg.svdvals", A, square=False)
     return _svdvals(A)
 
@@ -1618,6 +1634,7 @@ def _check_uplo(name, UPLO):
 def eigh(A, UPLO="L", *, out=None):
     """(eigenvalues ascending, eigenvectors) of a symmetric A, read from its UPLO triangle."""
     _no_out(out, "linalg.eigh")
+    A, = autocast_args("linalg_eigh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigh", A)
     _check_uplo("linalg.eigh", UPLO)
     return linalg_eigh_result(*_eigh(A, UPLO=UPLO))
@@ -1625,6 +1642,7 @@ def eigh(A, UPLO="L", *, out=None):
 
 def eigvalsh(A, UPLO="L", *, out=None):
     _no_out(out, "linalg.eigvalsh")
+    A, = autocast_args("linalg_eigvalsh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigvalsh", A)
     _check_uplo("linalg.eigvalsh", UPLO)
     return _eigvalsh(A, UPLO=UPLO)
@@ -1648,6 +1666,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
         raise RuntimeError(f"linalg.pinv({dt.scalar_name(A.dtype)}{{{list(A.shape)}}}): expected "
                            "a tensor with 2 or more dimensions of float, double, cfloat or "
                            "cdouble types")
+    A, = autocast_args("linalg_pinv", A)  # float32 under CPU autocast
     _check_matrix("linalg.pinv", A, square=hermitian)
     atol, rtol = _tolerances(A, atol, rtol)
     return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
@@ -1670,6 +1689,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver not in _LSTSQ_DRIVERS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
                            "(gels, gelsy, gelsd, gelss)")
+    A, B = autocast_args("linalg_lstsq", A, B)  # float32 under CPU autocast
     _check_matrix("torch.linalg.lstsq", A, square=False)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
@@ -1727,6 +1747,7 @@ def _check_square_only(name, A):
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     """How many singular values exceed max(atol, rtol * largest); int64, no gradient."""
     _no_out(out, "linalg.matrix_rank")
+    A, = autocast_args("linalg_matrix_rank", A)  # float32 under CPU autocast
     _check_matrix("linalg.matrix_rank", A, square=hermitian)
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -1818,6 +1839,7 @@ def cond(A, p=None, *, out=None):
     """Condition number: largest / smallest singular value (p None, 2), the reverse (-2), or
     matrix_norm(A, p) * matrix_norm(inv(A), p)."""
     _no_out(out, "linalg.cond")
+    A, = autocast_args("linalg_cond", A)  # float32 under CPU autocast
     _check_matrix("linalg.cond", A, square=p not in (None, 2, -2))
     if p in (None, 2, -2):
         values = svdvals(A)

@@ -21,6 +21,7 @@ import itertools
 import math
 
 from ..._parallel import get_num_threads, parallel_map
+from .._dispatch import autocast_args
 from .._op import export, op
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
@@ -393,6 +394,7 @@ def _add_bias(out, bias, n):
 
 
 def _convnd(n, name, input, weight, bias, stride, padding, dilation, groups):
+    input, weight, bias = autocast_args("convolution", input, weight, bias)
     input, unbatched = _batched(input, n, name)
     _check_conv(input, weight, groups, n)
     stride = _tuple(stride, n, "stride")
@@ -431,6 +433,7 @@ def _conv_transposend(n, name, input, weight, bias, stride, padding, output_padd
                       dilation):
     """Transposed convolution: the input-gradient of a convolution whose output is `input`.
     weight is (C_in, C_out / groups, *kernel)."""
+    input, weight, bias = autocast_args("convolution", input, weight, bias)
     input, unbatched = _batched(input, n, name)
     _check_conv(input, weight, groups, n, transposed=True)
     stride = _tuple(stride, n, "stride")

@@ -7,17 +7,29 @@ the gradients that are needed.
 Read next: the other families in this package.
 """
 from ... import _dtype as dt
+from .._dispatch import autocast_args
 from .._op import export, op
+
+_HALF = (dt.float16.np, dt.bfloat16.np)
+_F32 = dt.float32.np
 
 __all__ = ["linear", "bilinear", "grouped_mm"]
 
 
 @op("none", name="linear", node_name="AddmmBackward0")
 def _linear(xp, x, weight, bias):
-    # (*, in) folded to one (rows, in) matrix: one GEMM, not one per leading index
+    # (*, in) folded to one (rows, in) matrix: one GEMM, not one per leading index. NumPy has
+    # no BLAS for float16/bfloat16: those multiply in float32 and round once, as torch's CPU
+    # kernels do (and keep their dtype: NumPy's matmul would hand bfloat16 back as float32)
+    dtype = x.dtype
+    half = dtype in _HALF
+    if half:
+        x, weight = x.astype(_F32), weight.astype(_F32)
     out = xp.matmul(x.reshape(-1, x.shape[-1]), weight.T)
     if bias is not None:
         out += bias
+    if half:
+        out = out.astype(dtype)
     return out.reshape(x.shape[:-1] + (weight.shape[0],))
 
 
@@ -36,6 +48,7 @@ def _linear(g, x, weight, needs_input_grad):
 
 def linear(input, weight, bias=None):
     """y = x @ weight.T + bias, for input (*, in_features) and weight (out, in)."""
+    input, weight, bias = autocast_args("linear", input, weight, bias)
     if input.ndim == 0 or weight.ndim not in (1, 2):
         raise RuntimeError(f"linear(): input must have at least 1 dim and weight 1 or 2 dims, "
                            f"got {input.ndim} and {weight.ndim}")

@@ -42,6 +42,7 @@ import numpy as np  # np.errstate (torch gives inf/nan silently) and the float32
 from ... import _creation
 from ... import _dtype as dt
 from ...autograd import grad_mode
+from .._dispatch import autocast_args
 from .._op import export, op
 from ..pointwise import where
 from ..shape import broadcast_shapes, broadcast_tensors, cat, stack
@@ -160,6 +161,7 @@ def _weighted(loss, weight, input, reduction, mean_by_weight=True):
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """|input - target|, reduced."""
+    input, target = autocast_args("l1_loss", input, target)
     input, target = _pair(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -268,6 +270,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target); beta = 0 is
     the L1 loss."""
+    input, target = autocast_args("smooth_l1_loss", input, target)
     input, target = _pair(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
@@ -700,6 +703,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-y x)) for labels y = +-1."""
+    input, target = autocast_args("soft_margin_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _refuse_grad("soft_margin_loss", "target", target)
     return _reduce((-target * input).exp().log1p(), reduction)
@@ -725,6 +729,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || exp(input)) pointwise: target (log target - input); the input is
     log-probabilities, the target probabilities (or log-probabilities with log_target)."""
+    input, target = autocast_args("kl_div", input, target)
     if size_average is not None or reduce is not None:
         applied = _legacy_reduction(size_average, reduce)
     else:
@@ -749,6 +754,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                      reduce=None, reduction="mean"):
     """Negative log-likelihood of target ~ Poisson(rate): rate - target log(rate), with
     rate = exp(input) (log_input) or input; `full` adds Stirling's log(target!) for target > 1."""
+    input, target = autocast_args("poisson_nll_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if log_input:
         loss = input.exp() - target * input
@@ -800,6 +806,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """x where y = 1, max(0, margin - x) where y = -1 (both where y is neither)."""
+    input, target = autocast_args("hinge_embedding_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     below_margin = where(target != 1, (margin - input).clamp_min(0), 0.0)
     itself = where(target != -1, input, 0.0)
@@ -809,6 +816,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """max(0, -y (x1 - x2) + margin): y = 1 wants x1 ranked above x2."""
+    input1, input2, target = autocast_args("margin_ranking_loss", input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction)
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
@@ -821,6 +829,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
                           reduction="mean"):
     """1 - cos(x1, x2) where y = 1, max(0, cos(x1, x2) - margin) where y = -1; the squared
     norms get 1e-12 each, as in torch."""
+    input1, input2, target = autocast_args("cosine_embedding_loss", input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction)
     dim = target.ndim
     if dim > 1:
@@ -855,6 +864,7 @@ def _margin_frames(input, target, target_shape_ok, message):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """Multi-class hinge: sum over j != y of w[y] max(0, margin - x[y] + x[j])^p, over C."""
+    input, weight = autocast_args("multi_margin_loss", input, weight)
     reduction = _reduction(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -890,6 +900,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Sum over target classes j (the prefix of each target row before the first -1) and
     non-target classes k of max(0, 1 - (x[j] - x[k])), over C. Builds (N, C, C) pairs."""
+    input, = autocast_args("multilabel_margin_loss", input)
     reduction = _reduction(size_average, reduce, reduction)
     frames, classes = _margin_frames(
         input, target,
@@ -925,6 +936,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, d(a, p) - d(a, n) + margin) with the p-norm pairwise distance d; `swap` uses
     min(d(a, n), d(p, n)) as the negative distance."""
+    anchor, positive, negative = autocast_args("triplet_margin_loss", anchor, positive, negative)
     reduction = _reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")

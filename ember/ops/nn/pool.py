@@ -41,6 +41,7 @@ from ... import _creation
 from ... import _dtype as dt
 from ..._parallel import row_split
 from ...autograd import grad_mode
+from .._dispatch import autocast_args
 from .._op import export, op
 from .conv import _add_windows, _out_size, _padded
 
@@ -331,6 +332,7 @@ def _refuse_dtype(name, input, allowed):
 def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode,
                 return_indices=True):
     name = f"max_pool{n}d"
+    input, = autocast_args(name, input)  # the CPU runs the 3-d pools in float32
     _refuse_dtype(name, input, lambda d: d is not dt.bool and not d.is_complex)
     input, unbatched = _batched(input, n, name)
     kernel, stride, pairs, dilation, _ = _geometry(name, n, input, kernel_size, stride, padding,
@@ -517,6 +519,7 @@ def _divisor(spatial, out, kernel, stride, padding, count_include_pad):
 def _avg_poolnd(n, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                 divisor_override):
     name = f"avg_pool{n}d"
+    input, = autocast_args(name, input)  # the CPU runs the 3-d pools in float32
     _refuse_dtype("avg_pool2d" if n < 3 else name, input,
                   lambda d: d.is_floating_point or d is dt.int64)
     input, unbatched = _batched(input, n, name)
@@ -589,6 +592,7 @@ def _adaptive_setup(name, n, input, output_size):
 
 def _adaptive_max(n, input, output_size):
     name = f"adaptive_max_pool{n}d"
+    input, = autocast_args(name, input)  # the CPU runs the 3-d pools in float32
     input, unbatched, size = _adaptive_setup(name, n, input, output_size)
     values, indices = _adaptive_max_pool(input, output_size=size)
     if unbatched:
@@ -640,6 +644,7 @@ def _adaptive_mean_along(x, axis, out):
 
 
 def _adaptive_avg(n, input, output_size):
+    input, = autocast_args(f"adaptive_avg_pool{n}d", input)
     input, unbatched, size = _adaptive_setup(f"adaptive_avg_pool{n}d", n, input, output_size)
     out = input
     for d, o in enumerate(size):
@@ -719,6 +724,7 @@ def _unpool_size(n, input, kernel, stride, padding, output_size):
 
 def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
     name = f"max_unpool{n}d"
+    input, = autocast_args(name, input)  # 2-d and 3-d run in float32 on the CPU
     kernel = _tuple(kernel_size, n, "kernel_size", name)
     stride = kernel if stride is None else _tuple(stride, n, "stride", name)
     padding = _tuple(padding, n, "padding", name)
