@@ -11,7 +11,9 @@
     4. release    saved tensors are freed as each node finishes, unless retain_graph.
 
 Rules run with grad mode off, unless create_graph=True: then they record a graph of their own
-and the gradients can be differentiated again.
+and the gradients can be differentiated again. Callbacks queued during a pass
+(`queue_callback`, torch's `Variable._execution_engine.queue_callback`) run once it has
+finished: DDP waits there for its last gradient all-reduce.
 
 Read next: `function.py` (user-defined autograd functions) and `functional.py`.
 """
@@ -21,10 +23,11 @@ from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, edge_of
 
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad", "queue_callback"]
 
 _grad = grad_mode.state
 _observer = None  # set while a profiler or explain() listens (see _instrument.py)
+_final_callbacks = []  # one list per backward pass in progress (a hook may start another)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -72,6 +75,23 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
     return tuple(result)
+
+
+def queue_callback(callback):
+    """Run `callback()` when the backward pass in progress has finished (called from a hook
+    during backward), as torch's `Variable._execution_engine.queue_callback`."""
+    if not _final_callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks[-1].append(callback)
+
+
+class ImperativeEngine:
+    """`Variable._execution_engine`: the object through which torch code reaches the engine."""
+
+    @staticmethod
+    def queue_callback(callback):
+        """See `queue_callback`."""
+        queue_callback(callback)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -145,10 +165,15 @@ def _run(outputs, grads, retain_graph, create_graph, targets, capture):
     captured = [None] * (len(target_edges) if target_edges is not None else 0)
     previous = _grad.grad_enabled
     _grad.grad_enabled = create_graph
+    callbacks = []
+    _final_callbacks.append(callbacks)
     try:
         _execute(deps, needed, buffers, fresh, captures, captured, retain_graph,
                  capture or target_edges is not None, capture)
+        while callbacks:  # a callback may queue another
+            callbacks.pop(0)()
     finally:
+        _final_callbacks.pop()
         _grad.grad_enabled = previous
     if targets is not None and not capture:
         _store_nonleaf_grads(targets, captured)
