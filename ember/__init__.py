@@ -67,6 +67,6 @@ _publish_ops()
 _bind_tensor_methods()
 
 from . import linalg  # the torch.linalg namespace
-from . import cuda, nn, optim, profiler
+from . import cuda, distributed, nn, optim, profiler
 
 __version__ = "0.1.0"
