@@ -17,13 +17,18 @@ optim/ (ZeroRedundancyOptimizer), run.py and _bootstrap.py (the launcher), and
 ember/nn/parallel/distributed.py (DistributedDataParallel).
 """
 from . import constants  # noqa: F401
-from ._types import (Backend, DistBackendError, DistError, DistNetworkError,  # noqa: F401
-                     DistStoreError, ReduceOp)
+from ._types import (  # noqa: F401
+    Backend,
+    DistBackendError,
+    DistError,
+    DistNetworkError,
+    DistStoreError,
+    ReduceOp,
+)
 from ._work import Work  # noqa: F401
 from .constants import default_pg_timeout  # noqa: F401
 from .distributed_c10d import *  # noqa: F401,F403
-from .distributed_c10d import (is_gloo_available, is_mpi_available,  # noqa: F401
-                               is_nccl_available)
+from .distributed_c10d import is_mpi_available, is_nccl_available
 
 reduce_op = ReduceOp  # torch's deprecated alias
 

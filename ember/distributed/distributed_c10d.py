@@ -28,7 +28,7 @@ from .. import _backend
 from .._tensor import Tensor
 from . import _mpi
 from ._process_group import ProcessGroup, parse_backend
-from ._types import Backend, ReduceOp, _as_red_op_type
+from ._types import ReduceOp, _as_red_op_type
 from ._work import seconds
 from .constants import default_pg_nccl_timeout, default_pg_timeout
 
