@@ -24,14 +24,12 @@ import warnings
 
 from ... import distributed as dist
 from ..._tensor import Tensor
-from ...autograd.grad_mode import is_grad_enabled, no_grad
+from ...autograd.grad_mode import is_grad_enabled
+from ...distributed.utils import _broadcast_coalesced
 from ..modules.module import Module
 from ._reducer import FIRST_BUCKET_BYTES, MB, Reducer
 
 __all__ = ["DistributedDataParallel"]
-
-BROADCAST_BUCKET_BYTES = 250 * MB  # torch's broadcast_bucket_size
-
 
 class DistributedDataParallel(Module):
     """Data parallelism over the ranks of `process_group` (see the module doc)."""
@@ -107,7 +105,7 @@ class DistributedDataParallel(Module):
         self.reducer.check_prior_reduction_finished()
         if self.require_forward_param_sync and self.forward_sync_buffers and \
                 self._module_buffers:
-            _broadcast_coalesced(self._module_buffers, self.process_group)
+            _broadcast_coalesced(self.process_group, self._module_buffers)
         if self.device_ids:
             inputs, kwargs = _to_device((inputs, kwargs), self.device)
         outputs = self.module(*inputs, **kwargs)
@@ -135,7 +133,7 @@ class DistributedDataParallel(Module):
         tensors = [p for p in self.module.parameters()]
         if include_buffers:
             tensors += [b for b in self.module.buffers()]
-        _broadcast_coalesced(tensors, self.process_group)
+        _broadcast_coalesced(self.process_group, tensors)
 
 
 def _refuse_unsupported(delay_all_reduce_named_params, param_to_hook_all_reduce,
@@ -195,36 +193,6 @@ def _verify_param_shapes(group, params):
                 raise RuntimeError(f"DDP expects same model across all ranks, but Rank "
                                    f"{dist.get_rank(group)} has parameter {i} of shape and dtype "
                                    f"{a}, while rank {rank} has {b}.")
-
-
-def _broadcast_coalesced(tensors, group, src=0):
-    """Broadcast tensors from `src` in few collectives: one flat buffer per dtype and device,
-    up to 250 MiB each."""
-    if dist.get_world_size(group) == 1:
-        return
-    batches = {}
-    for t in tensors:
-        batch = batches.setdefault((t.dtype, t.device), [[]])
-        if sum(x.nbytes for x in batch[-1]) + t.nbytes > BROADCAST_BUCKET_BYTES and batch[-1]:
-            batch.append([])
-        batch[-1].append(t)
-    with no_grad():
-        for batch_list in batches.values():
-            for batch in batch_list:
-                _broadcast_flat(batch, group, src)
-
-
-def _broadcast_flat(tensors, group, src):
-    from ..._backend import namespace
-
-    xp = namespace(tensors[0].device)
-    flat = xp.concatenate([t._data.reshape(-1) for t in tensors])
-    dist.broadcast(Tensor._make(flat, device=tensors[0].device), src, group=group)
-    start = 0
-    for t in tensors:
-        t._data[...] = flat[start:start + t.numel()].reshape(t._data.shape)
-        t._bump_version()
-        start += t.numel()
 
 
 def _to_device(value, device):
