@@ -38,6 +38,7 @@ _BOOL_OPS = {ReduceOp.SUM: 2, ReduceOp.PRODUCT: 3, ReduceOp.MAX: 2, ReduceOp.MIN
 
 
 def _load_cupy():
+    """CuPy and its NCCL module; a RuntimeError when either, or a GPU, is missing."""
     try:
         cupy = _backend.cupy()
         from cupy.cuda import nccl

@@ -118,6 +118,10 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                                   "no Store or backend options; leave store and pg_options "
                                   "unset")
     name, kinds = parse_backend(backend)
+    if backend is not None and "nccl" in kinds.values():
+        from ._nccl import _load_cupy
+
+        _load_cupy()  # no CuPy or no GPU: say so now, as torch does without NCCL
     _check_init_method(init_method)
     default = default_pg_nccl_timeout if set(kinds.values()) == {"nccl"} else default_pg_timeout
     limit = seconds(timeout) or default.total_seconds()
