@@ -13,12 +13,13 @@ import argparse
 import os
 import time
 
+from train_digits import DigitNet, evaluate, load_digits
+
 import ember as torch
 import ember.distributed as dist
 from ember import nn
 from ember.nn.parallel import DistributedDataParallel
 from ember.utils.data import DataLoader, DistributedSampler
-from train_digits import DigitNet, evaluate, load_digits
 
 
 def train(epochs, batch_size, lr, rank, world_size):

@@ -197,6 +197,7 @@ class MPIEngine:
     # data movement ------------------------------------------------------------------------
 
     def broadcast(self, array, root, what, writes=(), outputs=()):
+        """Every rank's `array` becomes the root's."""
         return self._submit(lambda: self.comm.Bcast(_raw(array), root=root), what, writes,
                             outputs)
 
@@ -231,11 +232,13 @@ class MPIEngine:
                             outputs)
 
     def barrier(self, what):
+        """Complete once every rank has called it."""
         return self._submit(self.comm.Barrier, what)
 
     # point to point -----------------------------------------------------------------------
 
     def send(self, array, peer, tag, what):
+        """Post the sending of `array` to `peer`."""
         job = lambda: self.comm.Isend(_raw(array), dest=peer, tag=tag)
         return self._worker.submit(PointToPointWork(job, what, self.timeout, (), self._worker))
 
@@ -250,15 +253,19 @@ class MPIEngine:
     # Python objects (pickled by mpi4py) ---------------------------------------------------
 
     def all_gather_object(self, obj, what):
+        """Every rank's object, on every rank (the Work's value)."""
         return self._submit(lambda: self.comm.allgather(obj), what)
 
     def broadcast_object(self, obj, root, what):
+        """The root's object, on every rank."""
         return self._submit(lambda: self.comm.bcast(obj, root=root), what)
 
     def gather_object(self, obj, root, what):
+        """Every rank's object, on the root (None elsewhere)."""
         return self._submit(lambda: self.comm.gather(obj, root=root), what)
 
     def scatter_object(self, objs, root, what):
+        """Item r of the root's list, on rank r."""
         return self._submit(lambda: self.comm.scatter(objs, root=root), what)
 
     # communicators ------------------------------------------------------------------------

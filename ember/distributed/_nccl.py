@@ -112,43 +112,52 @@ class NCCLEngine:
         return table[op]
 
     def all_reduce(self, array, op, what, writes=(), outputs=()):
+        """As MPIEngine.all_reduce (the other methods too, on the GPU)."""
         t, o, n = self._type(array, what), self._op(op, array), array.size
         return self._launch(lambda s: self.comm.allReduce(array.data.ptr, array.data.ptr, n, t,
                                                           o, s), what, writes, outputs)
 
     def reduce(self, array, root, op, what, writes=(), outputs=()):
+        """The reduction into the root's array."""
         t, o, n = self._type(array, what), self._op(op, array), array.size
         return self._launch(lambda s: self.comm.reduce(array.data.ptr, array.data.ptr, n, t, o,
                                                        root, s), what, writes, outputs)
 
     def reduce_scatter(self, out, flat, op, what, writes=(), outputs=()):
+        """Rank r's `out`: the reduction of block r of `flat`."""
         t, o, n = self._type(out, what), self._op(op, out), out.size
         return self._launch(lambda s: self.comm.reduceScatter(flat.data.ptr, out.data.ptr, n,
                                                               t, o, s), what, writes, outputs)
 
     def broadcast(self, array, root, what, writes=(), outputs=(), after=None):
+        """The root's bytes into every rank's array."""
         return self._launch(lambda s: self.comm.bcast(array.data.ptr, array.nbytes, _UINT8,
                                                       root, s), what, writes, outputs, after)
 
     def all_gather(self, flat, array, what, writes=(), outputs=()):
+        """Every rank's array, in rank order, into `flat`."""
         return self._launch(lambda s: self.comm.allGather(array.data.ptr, flat.data.ptr,
                                                           array.nbytes, _UINT8, s), what,
                             writes, outputs)
 
     def send(self, array, peer, tag, what):
+        """Send to `peer` (NCCL has no tags: `tag` is not used)."""
         return self._launch(lambda s: self.comm.send(array.data.ptr, array.nbytes, _UINT8,
                                                      peer, s), what)
 
     def recv(self, array, peer, tag, what, outputs=()):
+        """Receive from `peer` (which NCCL needs to know)."""
         if peer is None:
             raise RuntimeError("NCCL cannot receive from any source: give recv a src")
         return self._launch(lambda s: self.comm.recv(array.data.ptr, array.nbytes, _UINT8,
                                                      peer, s), what, (), outputs)
 
     def barrier(self, what):
+        """An all-reduce of one number, as torch's NCCL barrier."""
         return self.all_reduce(self.cupy.zeros(1, np.float32), ReduceOp.SUM, what)
 
     def gather(self, *args, **kwargs):
+        """Not implemented (nor scatter, all_to_all): NotImplementedError."""
         raise NotImplementedError("gather is not implemented on ember's NCCL backend")
 
     scatter = all_to_all = gather
@@ -156,6 +165,7 @@ class NCCLEngine:
     # Python objects: pickles, padded to the longest, moved as uint8 GPU arrays -----------
 
     def all_gather_object(self, obj, what):
+        """Pickles' sizes, then the pickles padded to the longest, all-gathered."""
         data = self.cupy.asarray(np.frombuffer(pickle.dumps(obj), np.uint8))
         sizes = self.cupy.zeros(self.size, np.int64)
         self.all_gather(sizes, self.cupy.asarray([data.size]), what).wait()
@@ -170,6 +180,7 @@ class NCCLEngine:
         return blocks
 
     def broadcast_object(self, obj, root, what):
+        """The pickle's size, then the pickle, broadcast."""
         data = pickle.dumps(obj) if self.rank == root else b""
         size = self.cupy.asarray([len(data)], np.int64)
         self.broadcast(size, root, what).wait()
@@ -180,15 +191,18 @@ class NCCLEngine:
                               after=lambda: pickle.loads(buf.get().tobytes()))
 
     def gather_object(self, obj, root, what):
+        """all_gather_object, kept on the root."""
         work = self.all_gather_object(obj, what)
         work._value = work._value if self.rank == root else None
         return work
 
     def scatter_object(self, objs, root, what):
+        """The root's list broadcast; each rank keeps its item."""
         work = self.broadcast_object(objs, root, what)
         work.wait()
         work._value = work._value[self.rank]
         return work
 
     def free(self):
+        """Destroy the NCCL communicator."""
         self.comm.destroy()

@@ -58,9 +58,6 @@ class ReduceOp:
     def __hash__(self):
         return hash(self.op)
 
-    def __repr__(self):
-        return f"ReduceOp({self.op!r})"
-
 
 def _as_red_op_type(op):
     """The RedOpType of an `op=` argument (a RedOpType or a ReduceOp); TypeError otherwise."""
@@ -90,10 +87,7 @@ class Backend(str):
     def __new__(cls, name):
         if not isinstance(name, str):
             raise ValueError(f"Backend constructor parameter must be string-ish, got {name!r}")
-        value = name.lower()
-        if value == Backend.UNDEFINED:
-            raise ValueError(f"Invalid backend: '{name}'")
-        return super().__new__(cls, value)
+        return super().__new__(cls, name.lower())
 
 
 class DistError(RuntimeError):

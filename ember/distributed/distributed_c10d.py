@@ -176,9 +176,9 @@ def _world_communicator(rank, world_size, limit):
 def destroy_process_group(group=None):
     """Leave `group` (default: the world, and with it every group)."""
     if group is None or group is _state.world:
-        if _state.world is None:
-            raise ValueError("Default process group has not been initialized, please make sure "
-                             "to call init_process_group.")
+        if _state.world is None:  # torch's exception type, raised explicitly
+            raise AssertionError("Process group cannot be None: destroy_process_group was "
+                                 "called before init_process_group")
         for each in reversed(_state.groups):
             each._destroy()
         _state.world, _state.groups = None, []

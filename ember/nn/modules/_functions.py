@@ -37,6 +37,7 @@ class SyncBatchNorm(Function):
     @staticmethod
     def forward(ctx, input, weight, bias, running_mean, running_var, eps, momentum,
                 process_group, world_size):
+        """Normalize with the group's batch statistics (see the module doc)."""
         channels, dims = input.shape[1], [0] + list(range(2, input.ndim))
         x = input.float() if input.dtype in (dt.float16, dt.bfloat16) else input
         count = x.numel() // channels
@@ -67,6 +68,7 @@ class SyncBatchNorm(Function):
 
     @staticmethod
     def backward(ctx, grad_output):
+        """The input gradient from the group's two sums; local weight and bias sums."""
         input, weight, mean, invstd, total = ctx.saved_tensors
         channels, dims, ndim = input.shape[1], [0] + list(range(2, input.ndim)), input.ndim
         dy = grad_output.to(mean.dtype)

@@ -157,6 +157,7 @@ class SyncBatchNorm(_BatchNorm):
             raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
 
     def forward(self, input):
+        """Batch norm with the group's statistics in training, else plain batch norm."""
         self._check_input_dim(input)
         if input.shape[1] == 0:
             raise ValueError("SyncBatchNorm number of input channels should be non-zero")

@@ -123,6 +123,7 @@ class Reducer:
                                              async_op=True)
 
     def check_prior_reduction_finished(self):
+        """torch's error when the last backward left some bucket unreduced."""
         if self.unfinished:
             raise RuntimeError(
                 "Expected to have finished reduction in the prior iteration before starting a "
@@ -201,6 +202,7 @@ class Reducer:
             param.grad._data[...] = view._data
 
     def remove_hooks(self):
+        """Take the gradient hooks off the parameters."""
         for handle in self.handles:
             handle.remove()
 
