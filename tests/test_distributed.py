@@ -282,3 +282,11 @@ def test_launcher_summary_names_the_failed_ranks():
     assert "train.py FAILED (mpiexec exit status 1)" in summary
     assert "rank 1 (local rank 1) raised KeyError: 'x'" in summary
     assert "rank 2 was killed by signal 9" in summary
+
+
+def test_elastic_record_decorator_returns_the_function():
+    from ember.distributed.elastic.multiprocessing.errors import record
+
+    def main(x):
+        return x + 1
+    assert record(main) is main and record()(main) is main and main(1) == 2

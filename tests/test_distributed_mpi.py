@@ -63,19 +63,27 @@ import os, sys
 local_rank = int(os.environ["LOCAL_RANK"])  # read before anything else, as torchrun allows
 import ember as torch
 import ember.distributed as dist
+from ember.distributed.elastic.multiprocessing.errors import record
 
-dist.init_process_group("gloo")
-t = torch.ones(2) * (dist.get_rank() + 1)
-dist.all_reduce(t)
-print("rank", dist.get_rank(), "local", local_rank, "world", os.environ["WORLD_SIZE"],
-      "sum", t.tolist(), "args", sys.argv[1:], "threads", os.environ["OMP_NUM_THREADS"],
-      "elastic", dist.is_torchelastic_launched(), os.environ["MASTER_ADDR"], flush=True)
-if "fail" in sys.argv and dist.get_rank() == 1:
-    import time
-    print("raising at", time.time(), flush=True)
-    raise ValueError("rank 1 fails on purpose")
-dist.barrier()
-dist.destroy_process_group()
+
+@record
+def main():
+    dist.init_process_group("gloo")
+    t = torch.ones(2) * (dist.get_rank() + 1)
+    dist.all_reduce(t)
+    print("rank", dist.get_rank(), "local", local_rank, "world", os.environ["WORLD_SIZE"],
+          "sum", t.tolist(), "args", sys.argv[1:], "threads", os.environ["OMP_NUM_THREADS"],
+          "elastic", dist.is_torchelastic_launched(), os.environ["MASTER_ADDR"], flush=True)
+    if "fail" in sys.argv and dist.get_rank() == 1:
+        import time
+        print("raising at", time.time(), flush=True)
+        raise ValueError("rank 1 fails on purpose")
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
 """
 
 
@@ -138,6 +146,10 @@ def test_world_of_one_without_the_launcher(tmp_path):
     job = script(tmp_path, """
 import ember, ember.distributed as dist
 from ember.nn.parallel import DistributedDataParallel
+try:
+    dist.init_process_group("gloo", rank=1, world_size=2)  # as if another process existed
+except RuntimeError as error:
+    print("refused:", error, flush=True)
 dist.init_process_group("gloo", rank=0, world_size=1)
 model = DistributedDataParallel(ember.nn.Linear(2, 2))
 model(ember.ones(3, 2)).sum().backward()
@@ -146,6 +158,7 @@ print("grad", model.module.bias.grad.tolist(), dist.get_world_size(), flush=True
     out = subprocess.run([sys.executable, job], capture_output=True, text=True, timeout=120,
                          env=ENV, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
+    assert "refused: init_process_group: world_size is 2, but MPI started 1 process" in out.stdout
     assert "grad [3.0, 3.0] 1" in out.stdout
 
 

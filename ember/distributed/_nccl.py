@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _backend
 from ._types import DistBackendError, ReduceOp
-from ._work import Work
+from ._work import Work, seconds
 
 __all__ = ["NCCLEngine"]
 
@@ -63,7 +63,7 @@ class _StreamWork(Work):
 
     def wait(self, timeout=None):
         """Block the host until the GPU has finished the collective."""
-        deadline = time.monotonic() + (timeout or self._timeout)
+        deadline = time.monotonic() + (seconds(timeout) or self._timeout)
         while not self._event.done:
             if time.monotonic() > deadline:
                 raise DistBackendError(f"{self._what} timed out: a rank taking part did not "
@@ -77,6 +77,10 @@ class _StreamWork(Work):
     def is_completed(self):
         """Whether the GPU has finished the collective."""
         return self._event.done
+
+    def _value_after_wait(self):
+        self.wait()
+        return self._value
 
 
 class NCCLEngine:

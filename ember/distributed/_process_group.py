@@ -46,6 +46,7 @@ class ProcessGroup:
     def __init__(self, ranks, rank, backend, comm, timeout, group_name=None):
         self._ranks = list(ranks)           # global rank of each group rank
         self._rank = rank                   # this process's rank in the group
+        self._backend_arg = backend         # as given (None: the default backends)
         self._backend, self._kinds = parse_backend(backend)
         self._comm = comm                   # MPI communicator, or None (one NCCL rank)
         self._timeout = timeout             # seconds

@@ -276,8 +276,8 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     comm = _sub_communicator(world, ranks, use_local_synchronization, limit)
     if world.rank() not in ranks:
         return GroupMember.NON_GROUP_MEMBER
-    made = ProcessGroup(ranks, ranks.index(world.rank()), backend or world._backend, comm,
-                        limit)
+    made = ProcessGroup(ranks, ranks.index(world.rank()),
+                        world._backend_arg if backend is None else backend, comm, limit)
     _state.groups.append(made)
     return made
 
@@ -710,6 +710,10 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
         return -1
     work.wait()
     group = _resolve(group)
+    if src is not None:
+        return src
+    if group_src is not None:
+        return get_global_rank(group, group_src)
     return get_global_rank(group, work._source_rank())
 
 

@@ -91,7 +91,8 @@ class Reducer:
             for position, p in enumerate(bucket.params):
                 self.slot[id(p)] = (bucket, position)
         self.index = {id(p): i for i, p in enumerate(params)}
-        self.handles = [p.register_post_accumulate_grad_hook(self._grad_ready) for p in params]
+        for p in params:
+            p.register_post_accumulate_grad_hook(self._grad_ready)
         self.armed = False       # a synchronized backward is expected (set by forward)
         self.unfinished = None   # indices of parameters that got no gradient last time
         self._reset()
@@ -200,11 +201,6 @@ class Reducer:
                                                                 device=view.device)
         else:
             param.grad._data[...] = view._data
-
-    def remove_hooks(self):
-        """Take the gradient hooks off the parameters."""
-        for handle in self.handles:
-            handle.remove()
 
 
 def _reachable_leaves(outputs):
