@@ -51,6 +51,7 @@ class ProcessGroup:
         self._comm = comm                   # MPI communicator, or None (one NCCL rank)
         self._timeout = timeout             # seconds
         self._engines = {}
+        self._sequence = 0                  # collectives so far (TORCH_DISTRIBUTED_DEBUG)
         self.group_name = str(next(_names)) if group_name in (None, "") else group_name
 
     def rank(self):

@@ -47,7 +47,6 @@ class _State:
     world = None        # the default ProcessGroup
     groups = []         # every group made since init (destroyed with the world)
     debug = False       # TORCH_DISTRIBUTED_DEBUG=DETAIL
-    sequence = 0        # collectives issued (numbers the debug fingerprints)
 
 
 _state = _State()
@@ -110,7 +109,8 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
                        store=None, group_name="", pg_options=None, device_id=None):
     """Join the job's default process group. Ranks come from MPI; `rank`/`world_size` (or
     torchrun's RANK/WORLD_SIZE) must agree with it. A `store` or `pg_options` raise
-    NotImplementedError: ember has neither (it rendezvous through MPI)."""
+    NotImplementedError: ember has neither (its ranks meet through MPI). One NCCL rank needs
+    no MPI."""
     if _state.world is not None:
         raise ValueError("trying to initialize the default process group twice!")
     if store is not None or pg_options is not None:
@@ -127,12 +127,19 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
     limit = seconds(timeout) or default.total_seconds()
     rank, world_size = _asked_rank_and_size(rank, world_size)
     comm = None
-    if "cpu" in kinds or world_size != 1 or is_mpi_available():
+    if "cpu" in kinds or (world_size or 1) != 1 or is_mpi_available():
         comm, rank, world_size = _world_communicator(rank, world_size, limit)
+    elif rank not in (None, 0):
+        raise RuntimeError(f"init_process_group: rank {rank} in a world of one process")
+    else:  # one NCCL rank, and no MPI to ask: a world of one
+        rank, world_size = 0, 1
     _state.world = ProcessGroup(range(world_size), rank, name, comm, limit, group_name or "0")
     _state.groups = [_state.world]
     _state.debug = os.environ.get("TORCH_DISTRIBUTED_DEBUG", "").upper() == "DETAIL"
-    _state.sequence = 0
+    if device_id is not None and "nccl" in kinds.values():
+        from .. import cuda
+
+        cuda.set_device(device_id)  # torch binds the process to this GPU
     if world_size > 1:
         _mpi.abort_on_uncaught_exception()
 
@@ -366,7 +373,7 @@ def _begin(op, group, tensors, fingerprint=None, collective=True):
 
 def _agree(group, op, tensors):
     """TORCH_DISTRIBUTED_DEBUG=DETAIL: every rank must be running the same collective."""
-    group._sequence = getattr(group, "_sequence", 0) + 1
+    group._sequence += 1
     mine = (f"CollectiveFingerPrint(SequenceNumber={group._sequence}, OpType={op.upper()}, "
             f"TensorShape={[list(t.shape) for t in tensors]}, "
             f"TensorDtypes={[t._dtype.name for t in tensors]}, "
