@@ -434,6 +434,32 @@ def ddp_with_an_unused_parameter():
     assert model.module.spare.weight.grad is None  # unused on every rank: left alone
 
 
+class _SpareOnRankZero(nn.Module):
+    """Uses its `spare` layer only on rank 0: a parameter used on some ranks only."""
+
+    def __init__(self):
+        super().__init__()
+        ember.manual_seed(0)
+        self.net, self.spare = nn.Linear(4, 2), nn.Linear(4, 1)
+
+    def forward(self, x, use_spare):
+        out = self.net(x).sum()
+        return out + self.spare(x).sum() if use_spare else out
+
+
+@check
+def ddp_with_a_parameter_used_on_one_rank_only():
+    rank, size = world()
+    x0 = ember.from_numpy(rank_array(0, (3, 4), "float32"))
+    local = _SpareOnRankZero()
+    local(x0, True).backward()            # rank 0's own gradient of the spare layer
+    model = DDP(_SpareOnRankZero(), find_unused_parameters=True)
+    x = ember.from_numpy(rank_array(rank, (3, 4), "float32"))
+    model(x, rank == 0).backward()
+    equal(model.module.spare.weight.grad, local.spare.weight.grad.numpy() / size,
+          "gradient of a parameter used on rank 0 only", tol=1e-6)
+
+
 @check
 def ddp_without_find_unused_parameters_raises_at_next_forward():
     model = DDP(_mlp(unused=True))

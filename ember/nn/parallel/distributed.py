@@ -70,7 +70,6 @@ class DistributedDataParallel(Module):
         if init_sync:
             _verify_param_shapes(self.process_group, params)
             self._sync_module_states(include_buffers=init_buffers)
-        self._module_buffers = [b for b in module.buffers()]
         self.reducer = Reducer(params, self.process_group, caps, gradient_as_bucket_view,
                                find_unused_parameters or static_graph)
 
@@ -103,9 +102,8 @@ class DistributedDataParallel(Module):
         """Run the module on this rank's inputs; arm the gradient averaging of the backward
         that follows (unless in `no_sync()` or without grad)."""
         self.reducer.check_prior_reduction_finished()
-        if self.require_forward_param_sync and self.forward_sync_buffers and \
-                self._module_buffers:
-            _broadcast_coalesced(self.process_group, self._module_buffers)
+        if self.require_forward_param_sync and self.forward_sync_buffers:
+            _broadcast_coalesced(self.process_group, list(self.module.buffers()))
         if self.device_ids:
             inputs, kwargs = _to_device((inputs, kwargs), self.device)
         outputs = self.module(*inputs, **kwargs)
