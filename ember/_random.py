@@ -199,8 +199,19 @@ def _sample_dtype(dtype):
     return np.float32 if dtype.name in _HALF_DIGITS else dtype.np
 
 
+def _complex_pairs(draw, g, shape, dtype, scale=1.0):
+    """A complex sample as torch draws one: real samples of shape + (2,) read as (real,
+    imaginary) pairs (randn scales them by sqrt(1/2), so that E|z|^2 = 1)."""
+    real = dtype.to_real()
+    parts = (draw(g, tuple(shape) + (2,), real) * scale).astype(real.np, copy=False)
+    return parts.view(dtype.np)[..., 0]
+
+
 def _unit(g, shape, dtype):
-    """Uniform samples in [0, 1) that stay below 1 after casting to `dtype`."""
+    """Uniform samples in [0, 1) that stay below 1 after casting to `dtype` (each part, for a
+    complex dtype)."""
+    if dtype.is_complex:
+        return _complex_pairs(_unit, g, shape, dtype)
     u = g.random(shape, dtype=np.float64 if dtype is dt.float64 else np.float32)
     digits = _HALF_DIGITS.get(dtype.name)
     if digits is not None:
@@ -210,7 +221,7 @@ def _unit(g, shape, dtype):
 
 
 def _require_float(dtype, kernel):
-    if not dtype.is_floating_point:
+    if dtype.category < dt.FLOATING:  # floating and complex dtypes are fine
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name(dtype)}'")
 
 
@@ -256,6 +267,8 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
 
 
 def _standard_normal(g, shape, dtype):
+    if dtype.is_complex:
+        return _complex_pairs(_standard_normal, g, shape, dtype, scale=np.sqrt(0.5))
     return g.standard_normal(shape, dtype=_sample_dtype(dtype))
 
 
