@@ -43,6 +43,8 @@ def rank_array(rank, shape, dtype, salt=0):
     rng = np.random.default_rng(1000 * salt + rank)
     if dtype == "bool":
         return rng.random(shape) < 0.5
+    if dtype.startswith("complex"):
+        return (rng.integers(-3, 4, shape) + 1j * rng.integers(-3, 4, shape)).astype(dtype)
     low = 0 if dtype == "uint8" else -3
     return rng.integers(low, 4, shape).astype(ember_dtype(dtype).np)
 
@@ -102,6 +104,19 @@ def all_reduce_every_op_dtype_and_shape():
                 dist.all_reduce(t, op=op)
                 equal(t, _reduce(arrays, op, dtype), f"all_reduce {op} {dtype} {shape}",
                       tol=1e-2 if dtype in ("float16", "bfloat16") else 1e-6)
+
+
+@check
+def all_reduce_complex():
+    rank, size = world()
+    for dtype in ("complex64", "complex128"):
+        for op, reduce in ((R.SUM, np.sum), (R.AVG, np.mean), (R.PRODUCT, np.prod)):
+            arrays = [rank_array(r, (2, 3), dtype) for r in range(size)]
+            t = tensor(arrays[rank])
+            dist.all_reduce(t, op=op)
+            equal(t, reduce(np.stack(arrays), axis=0), f"all_reduce {op} {dtype}", tol=1e-6)
+    expect(ValueError, "complex", dist.all_reduce, tensor(rank_array(rank, (2,), "complex64")),
+           op=R.MAX)
 
 
 @check

@@ -343,9 +343,12 @@ def _reduce_op(op, tensor):
     if op is ReduceOp.PREMUL_SUM:
         raise NotImplementedError("ReduceOp.PREMUL_SUM needs a factor (torch's "
                                   "_make_nccl_premul_sum), which ember does not have")
-    if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and dtype.is_floating_point:
+    inexact = dtype.is_floating_point or dtype.is_complex
+    if op in (ReduceOp.BAND, ReduceOp.BOR, ReduceOp.BXOR) and inexact:
         raise RuntimeError(f"Cannot use {op} with non-integral dtype")
-    if op is ReduceOp.AVG and not dtype.is_floating_point:
+    if op in (ReduceOp.MIN, ReduceOp.MAX) and dtype.is_complex:
+        raise ValueError(f"all_reduce does not support {op} on complex tensors")
+    if op is ReduceOp.AVG and not inexact:
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{_TORCH_TYPE_NAMES[dtype.name]}")
     return op
