@@ -210,7 +210,7 @@ PENDING = {
             xpu mtia version torch_version GradScaler export library overrides Event Stream
             get_device_module AcceleratorError OutOfMemoryError DisableTorchFunction
             DisableTorchFunctionSubclass cond while_loop"""),
-        **_group(_DIST, "distributed is_distributed"),
+        **_group(_DIST, "is_distributed"),
         **_group(_CORE, """
             BFloat16Storage BFloat16Tensor BoolStorage BoolTensor ByteStorage ByteTensor
             CharStorage CharTensor ComplexDoubleStorage ComplexFloatStorage DoubleStorage
@@ -244,7 +244,6 @@ PENDING = {
             to_sparse_csc to_sparse_csr values"""),
     },
     "nn": {
-        **_group(_DIST, "DataParallel parallel"),
         "attention": _COMPAT,  # SDPA backend selection (sdpa_kernel, SDPBackend)
     },
     "nn.functional": {
