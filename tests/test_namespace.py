@@ -203,7 +203,7 @@ PENDING = {
             set_autocast_xla_dtype set_autocast_xla_enabled fx mps xpu mtia export library overrides
             Event Stream get_device_module AcceleratorError OutOfMemoryError DisableTorchFunction
             DisableTorchFunctionSubclass cond while_loop"""),
-        **_group(_DIST, "distributed is_distributed"),
+        **_group(_DIST, "is_distributed"),
         **_group(_CORE, """
             BFloat16Storage BFloat16Tensor BoolStorage BoolTensor ByteStorage ByteTensor CharStorage
             CharTensor ComplexDoubleStorage ComplexFloatStorage DoubleStorage DoubleTensor
@@ -233,7 +233,6 @@ PENDING = {
             to_sparse_csr"""),
     },
     "nn": {
-        **_group(_DIST, "DataParallel parallel"),
         "attention": _COMPAT,  # SDPA backend selection (sdpa_kernel, SDPBackend)
     },
     "nn.functional": {
