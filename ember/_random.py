@@ -33,8 +33,17 @@ from . import _dtype as dt
 from . import _random_kernels as kernels
 from ._creation import _check_options, _check_size, _finish, _size, empty_like, from_numpy
 from ._device import as_device
-from ._generator import (Generator, default_generator, fork_rng, generator_for, get_rng_state,
-                         initial_seed, manual_seed, seed, set_rng_state)
+from ._generator import (
+    Generator,
+    default_generator,
+    fork_rng,
+    generator_for,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from ._tensor import Tensor
 from ._utils import parse_size
 from .autograd import grad_mode
