@@ -17,7 +17,7 @@ GPU (`Generator("cuda")`, `cuda_generator(i)`). These streams are reproducible b
 torch's: torch's CUDA generator is Philox, with other transformations. Only CPU streams
 equal torch's.
 
-Read next: `_random_kernels.py` (what each random op draws and how it transforms it).
+Read next: `_random_math.py` (the float arithmetic torch's random kernels round with).
 """
 import builtins
 import contextlib
@@ -158,14 +158,17 @@ def _nondeterministic_seed():
 default_generator = Generator()
 default_generator.manual_seed(_nondeterministic_seed())
 _cuda_generators = {}
+_cuda_seed = [None]  # the last global seed, for GPU generators made after it was set
 
 
 def cuda_generator(index):
-    """The host generator that samples for GPU `index` are drawn from (made on first use)."""
+    """The host generator that samples for GPU `index` are drawn from (made on first use,
+    seeded by the last global `manual_seed`, or from the operating system before any)."""
     g = _cuda_generators.get(index)
     if g is None:
         g = _cuda_generators[index] = Generator(f"cuda:{index}")
-        g.manual_seed(_nondeterministic_seed())
+        seed = _cuda_seed[0]
+        g.manual_seed(_nondeterministic_seed() if seed is None else seed)
     return g
 
 
@@ -189,16 +192,20 @@ def manual_seed(seed):
     Like torch, accepts anything int() takes."""
     seed = builtins.int(seed)
     default_generator.manual_seed(seed)
+    _seed_gpus(seed)
+    return default_generator
+
+
+def _seed_gpus(seed):
+    _cuda_seed[0] = seed
     for g in _cuda_generators.values():
         g.manual_seed(seed)
-    return default_generator
 
 
 def seed():
     """Seed the global generator from OS entropy; returns the seed."""
     new = default_generator.seed()
-    for g in _cuda_generators.values():
-        g.manual_seed(new)
+    _seed_gpus(new)
     return new
 
 

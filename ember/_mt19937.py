@@ -20,8 +20,7 @@ block, next = k and left = 625 - k; a freshly seeded engine has left = 1, next =
 draw twists first). NumPy keeps the same position as one number, `pos` (= next, or 624 when a
 twist is due).
 
-Read next: `_random_math.py` (the float arithmetic torch's transformations round with), then
-`_random.py`.
+Read next: `_generator.py` (the Generator built on this engine).
 """
 import numpy as np
 
@@ -74,6 +73,7 @@ class MT19937:
         return (pairs[0::2] << np.uint64(32)) | pairs[1::2]
 
     def copy(self):
+        """An independent engine at the same point of the same stream."""
         twin = MT19937.__new__(MT19937)
         twin.seed = self.seed
         twin._bits = np.random.MT19937()

@@ -172,10 +172,12 @@ def log_normal(g, n, dtype, mean, std):
 
 
 def exponential(g, n, dtype, lambd):
+    """exponential_: -1 / lambd * log1p(-u) for unit doubles u."""
     return ((-1.0 / lambd) * libm("log1p", -unit_doubles(g, n))).astype(dtype.np)
 
 
 def cauchy(g, n, dtype, median, sigma):
+    """cauchy_: fma(sigma, tan(pi * (u - 1/2)), median) for unit doubles u."""
     t = libm("tan", math.pi * (unit_doubles(g, n) - 0.5))
     if sigma == 1:
         value = t + median
@@ -187,6 +189,7 @@ def cauchy(g, n, dtype, median, sigma):
 
 
 def geometric(g, n, dtype, p):
+    """geometric_: ceil(log(u) / log1p(-p)) for unit doubles u (the number of trials)."""
     value = np.ceil(libm("log", unit_doubles(g, n)) / math.log1p(-p))
     return _from_double(value, dtype)
 

@@ -20,7 +20,7 @@ Three things differ from plain NumPy:
   with the multiply-adds GCC fuses. `box_muller_avx2` evaluates the same polynomials, in the
   same order, with the same fusions (found by comparing 10**6 samples with torch's).
 
-Read next: `_random.py`.
+Read next: `_random_kernels.py` (what each random op draws and how it transforms it).
 """
 import ctypes
 import ctypes.util
