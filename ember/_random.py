@@ -11,9 +11,7 @@ times std plus mean, `multinomial` without replacement the Gumbel trick
 `topk(p / Exponential(1))`. Samples are written in the order torch visits a tensor: its
 memory order, so a transposed tensor is filled column by column.
 
-Two places differ from torch: on CUDA the samples are ember's host streams (see
-`_generator.py`), and `multinomial` without replacement orders tied zero-probability picks
-by index where torch's top-k leaves them in its sort's order.
+On CUDA the samples are ember's host streams, not torch's (see `_generator.py`).
 
 Autograd: as in torch, a random function of tensors that require grad (`normal(mean, std)`,
 `bernoulli(p)`, `poisson(rates)`) returns a tensor that requires grad with a zero gradient:
@@ -31,6 +29,7 @@ import numpy as np
 
 from . import _dtype as dt
 from . import _random_kernels as kernels
+from . import _stdsort
 from ._creation import _check_options, _check_size, _finish, _size, empty_like, from_numpy
 from ._device import as_device
 from ._generator import (
@@ -496,8 +495,16 @@ def _multinomial_gumbel(input, weights, num_samples, g):
         q = empty_like(input.detach()).exponential_(1, generator=g)
     keys = weights / _host(q)
     if num_samples == 1:
-        return np.argmax(keys, axis=-1)[..., None]
-    return np.argsort(-keys, axis=-1, kind="stable")[..., :num_samples]
+        return np.argmax(keys, axis=-1)[..., None]  # the first of tied maxima, as torch
+    rows = keys.reshape(-1, keys.shape[-1])
+    picks = np.argsort(-rows, axis=-1, kind="stable")[:, :num_samples]
+    # ties inside the top k (or at its edge) are ordered the way torch's top-k sort leaves
+    # them: zero probabilities picked when num_samples exceeds the positive ones
+    edge = min(num_samples + 1, rows.shape[-1])
+    ranked = np.take_along_axis(rows, np.argsort(-rows, axis=-1, kind="stable")[:, :edge], -1)
+    for r in np.flatnonzero(np.any(ranked[:, 1:] == ranked[:, :-1], axis=-1)):
+        picks[r] = _stdsort.top_k_indices(rows[r].tolist(), num_samples)
+    return picks.reshape(keys.shape[:-1] + (num_samples,))
 
 
 def _multinomial_inverse_cdf(weights, num_samples, g):

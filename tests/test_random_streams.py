@@ -226,6 +226,20 @@ def test_multinomial(name):
     same_stream(draws)
 
 
+@pytest.mark.parametrize("n,positive,k", [(5, 1, 3), (200, 2, 3), (200, 2, 10), (64, 5, 64),
+                                          (1000, 10, 40)])
+def test_multinomial_picks_zero_probabilities_in_torchs_order(n, positive, k):
+    """Drawing more than the positive weights without replacement picks zero-probability
+    categories too: their order is what torch's top-k sort (libstdc++'s partial_sort or
+    nth_element + sort) leaves."""
+    def draws(m, g):
+        w = m.zeros(3, n)
+        w[:, :positive] = 1.0
+        w[1] = w[1].flip(0)
+        return [m.multinomial(w, k, generator=g), m.multinomial(w[2], k, generator=g)]
+    same_stream(draws)
+
+
 @pytest.mark.parametrize("name", ["float32", "float64"])
 def test_poisson(name):
     def draws(m, g):
