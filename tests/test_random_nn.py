@@ -50,6 +50,20 @@ def test_dropout_masks(name, dtype):
     assert_same(e, t)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_rrelu_slopes(dtype):
+    """RReLU draws one uniform double per non-positive element (torch's
+    rrelu_with_noise)."""
+    data = np.random.default_rng(2).standard_normal((7, 9))
+
+    def run(m):
+        x = m.tensor(data, dtype=getattr(m, dtype), requires_grad=True)
+        y = m.nn.functional.rrelu(x, training=True) + m.nn.RReLU(0.1, 0.3).train()(x.t()).t()
+        y.sum().backward()
+        return [y, x.grad, m.nn.functional.rrelu(x.detach(), 0.2, 0.4)]
+    assert_same(*both(run))
+
+
 def test_dropout_modules_and_gradients():
     data = np.random.default_rng(1).standard_normal((8, 16)).astype(np.float32)
     results = []
