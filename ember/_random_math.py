@@ -203,7 +203,7 @@ def _log(x):
 
 
 def _sincos(x):
-    """sincos256_ps for x >= 0: reduce by multiples of pi/4 in three exact-ish parts, then the
+    """sincos256_ps for x in [0, 2 pi): reduce by multiples of pi/4 in three parts, then the
     cosine and sine polynomials, chosen and signed by the octant."""
     octant = ((x * _FOUR_OVER_PI).astype(np.int32) + 1) & ~1
     y = octant.astype(_F32)
@@ -219,15 +219,18 @@ def _sincos(x):
     sin_poly = fma32(_SIN_POLY[0], z, _SIN_POLY[1])
     sin_poly = fma32(sin_poly, z, _SIN_POLY[2])
     sin_poly = fma32(sin_poly * z, x, x)
-    # Pick each polynomial by the octant and set the signs, on the bit patterns (as the
-    # AVX code does with and/or/xor masks).
-    use_sin = -((octant & 2) == 0).view(np.int8).astype(np.int32)  # all ones where true
-    sin_bits, cos_bits = sin_poly.view(np.int32), cos_poly.view(np.int32)
-    sin = (sin_bits & use_sin) | (cos_bits & ~use_sin)
-    cos = (cos_bits & use_sin) | (sin_bits & ~use_sin)
-    sin ^= (octant & 4) << 29
-    cos ^= (~(octant - 2) & 4) << 29
-    return sin.view(_F32), cos.view(_F32)
+    # Pick each polynomial by the octant and set the signs. The AVX code does it with bit
+    # masks; for angles in [0, 2 pi) the octant is 0, 2, 4, 6 or 8 (half of it: 0 to 4), the
+    # sine polynomial serves the sine at even halves, and the signs flip at halves 2, 3
+    # (sine) and 1, 2 (cosine).
+    half = octant >> 1
+    use_sin = (half & 1) == 0
+    sin, cos = cos_poly.copy(), sin_poly.copy()
+    np.copyto(sin, sin_poly, where=use_sin)
+    np.copyto(cos, cos_poly, where=use_sin)
+    sin.view(np.int32)[...] ^= (half & 2) << 30
+    cos.view(np.int32)[...] ^= ((half + 1) & 2) << 30
+    return sin, cos
 
 
 # blocks per pass: the float64 temporaries (128 KiB) stay in cache (measured: 2048 blocks beat
