@@ -26,7 +26,7 @@ them in tensors. Words are 32-bit (`random()`) or 64-bit (`random64()`) draws:
     log_normal_      exp(normal)                     cauchy_      median + sigma tan(pi (u - 1/2))
     poisson          Hoermann's transformed rejection (rate >= 10), else multiplying uniforms
     multinomial      with replacement: binary search of a cumulative sum per draw
-    randperm         Fisher-Yates: position i swaps with i + (word % (n - i))
+    randperm         Fisher-Yates: position i swaps with i + (word % (n - i)) (all at once)
 
 Read next: `_random.py` (the public functions).
 """
@@ -349,15 +349,50 @@ def randperm(g, n):
     """torch's randperm_cpu: a forward Fisher-Yates shuffle of 0..n-1 with 32-bit words
     (n below 2**32 / 20), otherwise the inside-out variant with 64-bit words."""
     if n < _SMALL_PERMUTATION:
-        offsets = g._words(max(n - 1, 0)) % (n - np.arange(max(n - 1, 0), dtype=np.uint64))
-        perm = list(range(n))
-        for i, offset in enumerate(offsets.tolist()):
-            j = i + offset
-            perm[i], perm[j] = perm[j], perm[i]
-        return np.array(perm, dtype=np.int64)
+        steps = max(n - 1, 0)
+        offsets = g._words(steps) % (n - np.arange(steps, dtype=np.uint64))
+        return _forward_shuffle(offsets.astype(np.int64), n)
     perm = np.empty(n, dtype=np.int64)
     for i, word in enumerate(g._words64(n).tolist()):
         z = word % (i + 1)
         perm[i] = perm[z]
         perm[z] = i
     return perm
+
+
+def _forward_shuffle(offsets, n):
+    """The permutation left by `for i in range(n - 1): swap(a[i], a[i + offsets[i]])` on
+    a = 0..n-1, without the sequential loop.
+
+    Step i fixes position i for good, with whatever position t_i = i + offsets[i] holds then.
+    Position p changes only when a step s < p swaps into it, and then receives what
+    position s held just before step s. So, with into[p] the last step that swapped into p:
+
+        before[s]  (the value at position s just before step s) = before[into[s]], or s
+                   itself if nothing swapped into s: a chain, followed by pointer doubling
+        result[i]  = before[last earlier step with the same target], or t_i if none
+                     (and before[i] when the step swaps nothing, t_i == i)
+    """
+    if n < 2:
+        return np.arange(n, dtype=np.int64)
+    steps = np.arange(n - 1)
+    target = steps + offsets
+    order = np.argsort(target, kind="stable")  # by target, then by step
+    repeat = np.flatnonzero(target[order][1:] == target[order][:-1]) + 1
+    earlier = np.full(n - 1, -1)
+    earlier[order[repeat]] = order[repeat - 1]  # the previous step with the same target
+    swapping = order[target[order] != order]
+    into = np.full(n, -1)
+    into[target[swapping]] = swapping  # in step order, so the last one stays
+    before = np.where(into >= 0, into, np.arange(n))
+    while True:
+        jumped = before[before]
+        if np.array_equal(jumped, before):
+            break
+        before = jumped
+    result = np.empty(n, dtype=np.int64)
+    result[:-1] = np.where(earlier >= 0, before[np.maximum(earlier, 0)], target)
+    still = target == steps
+    result[:-1][still] = before[:-1][still]
+    result[-1] = before[-1]
+    return result

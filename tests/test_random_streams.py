@@ -139,6 +139,24 @@ def test_randperm(n):
                               m.randperm(n, dtype=m.float32, generator=g)])
 
 
+def test_randperm_large():
+    same_stream(lambda m, g: m.randperm(100_000, generator=g))
+
+
+def test_the_shuffle_without_a_loop_is_the_loop():
+    """ember applies torch's sequential Fisher-Yates swaps all at once (_forward_shuffle);
+    checked against the plain loop on random offsets, short and long."""
+    from ember._random_kernels import _forward_shuffle
+
+    rng = np.random.default_rng(0)
+    for n in [0, 1, 2, 3, 5, 17, 64, 1000] + [int(k) for k in rng.integers(2, 200, 50)]:
+        offsets = np.array([rng.integers(0, n - i) for i in range(max(n - 1, 0))], np.int64)
+        perm = list(range(n))
+        for i, z in enumerate(offsets.tolist()):
+            perm[i], perm[i + z] = perm[i + z], perm[i]
+        np.testing.assert_array_equal(_forward_shuffle(offsets, n), perm)
+
+
 @pytest.mark.parametrize("name", FLOATS)
 def test_like_functions_follow_memory_order(name):
     def draws(m, g):

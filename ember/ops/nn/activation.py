@@ -40,7 +40,7 @@ import functools
 import math
 import warnings
 
-import numpy as np  # np.errstate (torch returns inf/nan silently where NumPy would warn), rrelu's noise
+import numpy as np  # np.errstate (torch gives inf/nan silently where NumPy warns); rrelu noise
 
 from ... import _dtype as dt
 from ..._parallel import row_split
