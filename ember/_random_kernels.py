@@ -6,11 +6,11 @@ Every function takes a `Generator` and returns a flat array of samples in *itera
 (the order torch's TensorIterator visits the output: its memory order); `_random.py` places
 them in tensors. Words are 32-bit (`random()`) or 64-bit (`random64()`) draws:
 
-    unit float       (word & (2**24 - 1)) * 2**-24        one 32-bit word (float32, the half
-                                                           types and float64's 24-bit cousins
-                                                           never mix: half types compute in
-                                                           float32)
-    unit double      (word64 & (2**53 - 1)) * 2**-53      one 64-bit word
+    unit float       (word & (2**24 - 1)) * 2**-24        one 32-bit word (float32 and the
+                                                           half types, which compute in
+                                                           float32 and round at the end)
+    unit double      (word64 & (2**53 - 1)) * 2**-53      one 64-bit word (float64, and the
+                                                           kernels that compute in double)
     uniform_         fma(u, to - from, from) in float32 (float16, bfloat16, float32) or float64,
                      then a result that rounds to `to` becomes `from`
     normal_          >= 16 contiguous elements: all uniforms first, Box-Muller on blocks of 16
@@ -21,9 +21,11 @@ them in tensors. Words are 32-bit (`random()`) or 64-bit (`random64()`) draws:
                      (u1 angle, u2 radius via log1p), the pair's sine cached in the generator.
     random_          (word % range) + from, with 64-bit words once range >= 2**28; no bounds:
                      word % (max + 1) (floats: % (2**digits + 1)), bool: word & 1
-    bernoulli_       unit double < p; a tensor p of float type: unit float < p
-    exponential_     -1 / lambda * log1p(-u)         geometric_   ceil(log(u) / log1p(-p))
-    log_normal_      exp(normal)                     cauchy_      median + sigma tan(pi (u - 1/2))
+    bernoulli_       unit double < p; a tensor p: unit double < p for float64 p, else unit
+                     float < p
+    exponential_     -1 / lambda * log1p(-u)          geometric_   ceil(log(u) / log1p(-p))
+    log_normal_      exp(one-at-a-time normals)       cauchy_      median + sigma tan(pi (u - 1/2))
+                     (these four: unit doubles, libm, then cast to the dtype)
     poisson          Hoermann's transformed rejection (rate >= 10), else multiplying uniforms
     multinomial      with replacement: binary search of a cumulative sum per draw
     randperm         Fisher-Yates: position i swaps with i + (word % (n - i)) (all at once)

@@ -14,7 +14,8 @@ Three things differ from plain NumPy:
   doubles; NumPy's SIMD loops round a few results differently (log: ~0.3% of arguments here,
   log1p ~7%). `libm(name, x)` calls Python's `math` functions (which are libm's) element by
   element, or NumPy's ufunc when a probe shows it equals libm on this machine (sin and cos
-  usually do).
+  usually do). `libm_lgamma` is the C library's own lgamma, through ctypes (Python's
+  `math.lgamma` is CPython's implementation, not libm's).
 * AVX2 code. On x86 CPUs with AVX2, float32 normals come from a vectorised Box-Muller whose
   log, sin and cos are Julien Pommier's Cephes-derived polynomials (torch's `avx_mathfun.h`),
   with the multiply-adds GCC fuses. `box_muller_avx2` evaluates the same polynomials, in the
