@@ -14,7 +14,8 @@ Three things differ from plain NumPy:
   doubles; NumPy's SIMD loops round a few results differently (log: ~0.3% of arguments here,
   log1p ~7%). `libm(name, x)` calls Python's `math` functions (which are libm's) element by
   element, or NumPy's ufunc when a probe shows it equals libm on this machine (sin and cos
-  usually do). `libm_lgamma` is the C library's own lgamma, through ctypes (Python's
+  usually do); log, the hot one (float64 normals), has a vectorised shortcut that is exact
+  for glibc (below). `libm_lgamma` is the C library's own lgamma, through ctypes (Python's
   `math.lgamma` is CPython's implementation, not libm's).
 * AVX2 code. On x86 CPUs with AVX2, float32 normals come from a vectorised Box-Muller whose
   log, sin and cos are Julien Pommier's Cephes-derived polynomials (torch's `avx_mathfun.h`),
@@ -25,6 +26,7 @@ Read next: `_random_kernels.py` (what each random op draws and how it transforms
 """
 import ctypes
 import ctypes.util
+import decimal
 import math
 
 import numpy as np
@@ -124,11 +126,10 @@ def libm(name, x):
     if _numpy_matches(name):
         return ufunc(x)
     inside = _DOMAIN.get(name, np.isfinite)(x) & np.isfinite(x)
-    if inside.all():
-        return _per_element(getattr(math, name), x)
     with np.errstate(all="ignore"):
         out = ufunc(x)
-    out[inside] = _per_element(getattr(math, name), x[inside])
+    out[inside] = _exact_log(x[inside]) if name == "log" and _log_shortcut_holds() else \
+        _per_element(getattr(math, name), x[inside])
     return out
 
 
@@ -151,6 +152,116 @@ def _numpy_matches(name):
 
 
 _TWO_PI_64 = 2.0 * math.pi
+
+
+# -- log, vectorised: a double-double evaluation decides libm's rounding ---------------------
+#
+# glibc's log (2.28 and later) is within 0.519 ulp of the exact value, so wherever the exact
+# value lies more than 0.02 ulp from a rounding midpoint, libm returns the correctly rounded
+# double. `_double_double_log` computes log(x) to ~2**-66 relative (x = 2**e m, m near a
+# table point c = j/128: log x = e ln2 + log c + log1p((m - c)/c), the first terms exact or in
+# two parts, the series in double); the few results near a midpoint (~5%) are left to libm
+# itself. A probe against math.log at first use keeps the shortcut off for any other libm.
+
+_MIDPOINT_MARGIN = 0.025  # ulps: glibc's 0.019 beyond a half, plus our error
+_LOG_SERIES = (1 / 3, -1 / 4, 1 / 5, -1 / 6, 1 / 7, -1 / 8, 1 / 9, -1 / 10, 1 / 11)
+_LOG_TABLE = {}
+_SHORTCUT = {}
+
+
+def _exact_log(x):
+    """libm's log of positive finite doubles, chunk by chunk (cache-sized temporaries)."""
+    out = np.empty_like(x)
+    for i in range(0, x.size, 8192):
+        part = x[i:i + 8192]
+        value, unsure = _double_double_log(part)
+        value[unsure] = _per_element(math.log, part[unsure])
+        out[i:i + 8192] = value
+    return out
+
+
+def _log_tables():
+    """log(j / 128) for j = 90..182 and ln 2, each as a (high, low) pair, from `decimal`."""
+    if not _LOG_TABLE:
+        ctx = decimal.Context(prec=50)
+        high, low = np.zeros(183), np.zeros(183)
+        for j in range(90, 183):
+            value = ctx.ln(decimal.Decimal(j) / 128)
+            high[j] = float(value)
+            low[j] = float(value - decimal.Decimal(high[j]))
+        ln2 = ctx.ln(decimal.Decimal(2))
+        ln2_high = math.ldexp(math.floor(math.ldexp(float(ln2), 32)), -32)  # exact times e
+        _LOG_TABLE.update(high=high, low=low, ln2_high=ln2_high,
+                          ln2_low=float(ln2 - decimal.Decimal(ln2_high)))
+    return _LOG_TABLE
+
+
+def _double_double_log(x):
+    """(log x rounded to double, whether that rounding is too close to call)."""
+    table = _log_tables()
+    m, e = np.frexp(x)
+    small = m < _SQRT_HALF_64
+    m = np.where(small, m + m, m)  # in [sqrt(1/2), sqrt(2))
+    e = (e - small).astype(_F64)
+    j = np.rint(m * 128.0)
+    c = j / 128.0
+    d = m - c                      # exact (Sterbenz)
+    t, t_low = _quotient(d, c)     # t + t_low = d / c
+    s, s_low = _log1p_small(t, t_low)
+    j = j.astype(np.intp)
+    scaled_e = e * table["ln2_high"]  # exact: ln2_high has 32 bits
+    head = scaled_e + table["high"][j]
+    head_low = _two_sum_error(scaled_e, table["high"][j], head)
+    high = head + s
+    low = (_two_sum_error(head, s, high) + head_low + s_low
+           + (e * table["ln2_low"] + table["low"][j]))
+    value = high + low
+    residual = (high - value) + low
+    ulp = np.spacing(np.abs(value))
+    mantissa = np.frexp(value)[0]
+    unsure = ((0.5 * ulp - np.abs(residual) < _MIDPOINT_MARGIN * ulp)
+              | (np.abs(mantissa) == 0.5) | (value == 0))  # powers of two: uneven ulps
+    return value, unsure
+
+
+def _quotient(d, c):
+    """d / c as high + low (c has 8 significant bits, so t * c splits exactly)."""
+    t = d / c
+    t_high, t_rest = _split(t)
+    product = t * c
+    error = (t_high * c - product) + t_rest * c  # product + error == t * c exactly
+    return t, ((d - product) - error) / c
+
+
+def _log1p_small(t, t_low):
+    """log1p(t + t_low) for |t| < 2**-7 as high + low: t - t**2 / 2 in two parts, the rest of
+    the series in double."""
+    t_high, t_rest = _split(t)
+    square = t * t
+    square_low = ((t_high * t_high - square) + 2 * t_high * t_rest) + t_rest * t_rest
+    half = 0.5 * square
+    high = t - half
+    series = _LOG_SERIES[-1]
+    for coefficient in _LOG_SERIES[-2::-1]:
+        series = series * t + coefficient
+    low = (_two_sum_error(t, -half, high) + t_low - 0.5 * square_low - t * t_low
+           + series * (square * t))
+    return high, low
+
+
+_SQRT_HALF_64 = math.sqrt(0.5)
+
+
+def _log_shortcut_holds():
+    """Whether the double-double shortcut reproduces this machine's libm log (probed once)."""
+    known = _SHORTCUT.get("log")
+    if known is None:
+        rng = np.random.default_rng(20260)
+        probe = np.concatenate([1.0 - rng.integers(0, 2**53, 20000) * 2.0 ** -53,
+                                np.exp(rng.uniform(-700, 700, 4000))])
+        known = _SHORTCUT["log"] = bool(np.array_equal(_exact_log(probe),
+                                                       _per_element(math.log, probe)))
+    return known
 
 
 def _load_lgamma():

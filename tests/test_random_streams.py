@@ -139,6 +139,24 @@ def test_randperm(n):
                               m.randperm(n, dtype=m.float32, generator=g)])
 
 
+@pytest.mark.parametrize("name", ["log", "log1p", "exp", "tan", "sin", "cos"])
+def test_libm_equals_the_c_library(name):
+    """ember's vectorised libm (NumPy where it rounds like libm, a double-double shortcut for
+    log, math's C calls otherwise) equals Python's math module, which calls libm."""
+    import math
+
+    from ember._random_math import libm
+
+    rng = np.random.default_rng(1)
+    u = rng.integers(0, 2**53, 30000) * 2.0 ** -53
+    x = {"log": np.concatenate([1 - u, np.exp(rng.uniform(-700, 700, 5000)),
+                                [1.0, 0.5, 2.0, 5e-324, 1.7e308]]),
+         "log1p": -u, "exp": rng.uniform(-700, 700, 30000), "tan": math.pi * (u - 0.5),
+         "sin": 2 * math.pi * u, "cos": 2 * math.pi * u}[name]
+    expected = np.array([getattr(math, name)(v) for v in x.tolist()])
+    np.testing.assert_array_equal(libm(name, x).view(np.uint64), expected.view(np.uint64))
+
+
 def test_randperm_large():
     same_stream(lambda m, g: m.randperm(100_000, generator=g))
 
