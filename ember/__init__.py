@@ -34,6 +34,7 @@ from ._tensor_str import set_printoptions
 from ._parallel import get_num_threads, set_num_threads
 from . import random
 from ._storage import TypedStorage, UntypedStorage
+from . import _sparse
 from .serialization import load, save
 
 
@@ -53,6 +54,7 @@ contiguous_format = _MemoryFormat("contiguous_format")
 channels_last = _MemoryFormat("channels_last")
 preserve_format = _MemoryFormat("preserve_format")
 strided = _Layout("strided")
+sparse_coo = _Layout("sparse_coo")
 
 
 def _publish_ops():
@@ -67,6 +69,6 @@ _publish_ops()
 _bind_tensor_methods()
 
 from . import linalg  # the torch.linalg namespace
-from . import cuda, nn, optim, profiler
+from . import cuda, nn, optim, profiler, sparse
 
 __version__ = "0.1.0"

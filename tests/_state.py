@@ -18,7 +18,6 @@ from ember import _parallel
 from ember._tensor_str import PRINT_OPTS
 from ember.autograd import anomaly_mode, grad_mode
 
-
 # Set by others, not by tests: pytest sets PYTEST_CURRENT_TEST around each phase of a test, and
 # torch sets TORCHINDUCTOR_CACHE_DIR the first time it imports its compiler (an optimizer's
 # first step does), in whichever test that happens to be.

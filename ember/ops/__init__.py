@@ -9,7 +9,8 @@ Modules, in reading order:
     shape.py      views and reshaping: view, transpose, cat, split, ...
     index.py      indexing, gather/scatter, masked ops, nonzero
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
+    sparse.py     the primitives of sparse COO tensors (densify, sparse @ dense, coalesce)
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
-from . import _op, copy, index, linalg, nn, pointwise, reduce, shape  # noqa: F401
+from . import _op, copy, index, linalg, nn, pointwise, reduce, shape, sparse  # noqa: F401
 from ._op import EXPORTS, REGISTRY  # noqa: F401

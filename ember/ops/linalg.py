@@ -250,6 +250,8 @@ def matmul(input, other, *, out=None):
     """Matrix product for every rank pair: 1-D x 1-D is a dot product, a 1-D operand is a
     row (left) or column (right) vector, and leading batch dims broadcast."""
     _expect_tensors("matmul", input=input, other=other)
+    if input.is_sparse or other.is_sparse:
+        return _sparse_mm(input, other)
     _no_out(out, "matmul")
     _check_matmul(input, other)
     _no_bool("addmm_impl_cpu_", input)
@@ -264,6 +266,13 @@ def matmul(input, other, *, out=None):
     return _matmul(input, other)
 
 
+def _sparse_mm(a, b):
+    """A product with a sparse COO operand (ember/_sparse.py, which imports this module)."""
+    from .._sparse import sparse_mm
+
+    return sparse_mm(a, b, masked_grad=False)
+
+
 def _require_ndim(arg, t, ndim):
     if t.ndim != ndim:
         raise RuntimeError(f"{arg} must be a {'matrix' if ndim == 2 else '3D tensor'}")
@@ -272,6 +281,8 @@ def _require_ndim(arg, t, ndim):
 @export(method=True)
 def mm(input, mat2, *, out=None):
     _expect_tensors("mm", input=input, mat2=mat2)
+    if input.is_sparse or mat2.is_sparse:
+        return _sparse_mm(input, mat2)
     _no_out(out, "mm")
     _require_ndim("self", input, 2)
     _require_ndim("mat2", mat2, 2)
@@ -474,6 +485,8 @@ def _check_expandable(input, shape):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat1 @ mat2)."""
     _expect_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
+    if mat1.is_sparse or mat2.is_sparse:
+        return beta * input + alpha * _sparse_mm(mat1, mat2)
     _no_out(out, "addmm")
     _check_addmm(input, mat1, mat2)
     beta, alpha = _factors(input, beta, alpha)
