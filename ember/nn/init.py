@@ -267,7 +267,8 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for column in range(cols):
-            zero_rows = _random.randperm(rows, device=tensor.device)[:num_zeros]
+            # torch.randperm(rows): the CPU generator, whatever the tensor's device
+            zero_rows = _random.randperm(rows)[:num_zeros].to(tensor.device)
             tensor[zero_rows, column] = 0
     return tensor
 
