@@ -105,7 +105,7 @@ def _fill16(g, n, units, transform):
     partial last block is recomputed from 16 fresh uniforms."""
     whole = n - n % 16
     out = np.empty(n, dtype=_F64 if units is unit_doubles else _F32)
-    out[:whole] = transform(units(g, n)[:whole].reshape(-1, 16)).reshape(-1)
+    _by_chunks(transform, units(g, n)[:whole].reshape(-1, 16), out[:whole].reshape(-1, 16))
     if n % 16:
         out[n - 16:] = transform(units(g, 16).reshape(1, 16)).reshape(-1)
     return out
@@ -116,10 +116,20 @@ def _fill16_blockwise(g, n, transform):
     (so the partial last block costs no extra words), computed in float32."""
     whole = n - n % 16
     out = np.empty(n, dtype=_F32)
-    out[:whole] = transform(unit_floats(g, whole).reshape(-1, 16)).reshape(-1)
+    _by_chunks(transform, unit_floats(g, whole).reshape(-1, 16), out[:whole].reshape(-1, 16))
     if n % 16:
         out[n - 16:] = transform(unit_floats(g, 16).reshape(1, 16)).reshape(-1)
     return out
+
+
+_CHUNK = 2048  # blocks per transform call: its temporaries stay in cache (measured: 2048
+#                beat 256, 512, 1024 and 4096 for float32)
+
+
+def _by_chunks(transform, u, out):
+    """out = transform(u) on (blocks, 16) arrays, a few thousand blocks at a time."""
+    for i in range(0, len(u), _CHUNK):
+        out[i:i + _CHUNK] = transform(u[i:i + _CHUNK])
 
 
 def _box_muller64(u, mean, std):
