@@ -13,10 +13,11 @@ on the complete tensor API, so they come last.
 from . import _allocator
 from . import _dtype
 from ._device import device, get_default_device, set_default_device
-from ._dtype import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16, float32,
-                     float64, get_default_dtype, half, iinfo, int, int8, int16, int32, int64,
-                     is_complex, is_floating_point, is_signed, long, promote_types,
-                     result_type, set_default_dtype, short, uint8)
+from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex32, complex64,
+                     complex128, double, dtype, finfo, float, float16, float32, float64,
+                     get_default_dtype, half, iinfo, int, int8, int16, int32, int64, is_complex,
+                     is_floating_point, is_signed, long, promote_types, result_type,
+                     set_default_dtype, short, uint8)
 from ._tensor import Size, Tensor
 from . import autograd
 from . import ops
@@ -69,6 +70,10 @@ _publish_ops()
 _bind_tensor_methods()
 
 from . import linalg  # the torch.linalg namespace
+from . import fft  # the torch.fft namespace
+from . import signal
+from ._windows import (bartlett_window, blackman_window, hamming_window, hann_window,
+                       kaiser_window)
 from . import cuda, nn, optim, profiler, sparse
 
 __version__ = "0.1.0"

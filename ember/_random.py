@@ -22,6 +22,7 @@ that require grad (outside `no_grad`) exactly like other in-place ops.
 Read next: `_tensor_str.py` (printing).
 """
 import builtins
+import math
 import numbers
 import warnings
 
@@ -66,6 +67,28 @@ _C_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
 def _require_float(dtype, kernel):
     if not dtype.is_floating_point:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name(dtype)}'")
+
+
+def _require_float_or_complex(dtype, kernel):
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name(dtype)}'")
+
+
+def _uniforms(g, n, dtype, low, high):
+    """n uniform samples; complex ones as torch makes them (uniform_ on the real view):
+    2n real samples read as (real, imaginary) pairs."""
+    if dtype.is_complex:
+        return kernels.uniform(g, 2 * n, dtype.to_real(), low, high).view(dtype.np)
+    return kernels.uniform(g, n, dtype, low, high)
+
+
+def _normals(g, n, dtype, mean, std, contiguous):
+    """n normal samples; complex ones from the real view with std / sqrt(2) per part, so that
+    E|z - mean|^2 = std^2 (torch's normal_ on complex tensors)."""
+    if dtype.is_complex:
+        return kernels.normal(g, 2 * n, dtype.to_real(), mean, std / math.sqrt(2),
+                              contiguous).view(dtype.np)
+    return kernels.normal(g, n, dtype, mean, std, contiguous)
 
 
 def _float_args(*values):
@@ -129,11 +152,11 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
     _check_options(out, layout)
     shape = _size_args(args, size, "rand")
     dtype = dt.get_default_dtype() if dtype is None else dtype
-    _require_float(dtype, "check_uniform_bounds")
+    _require_float_or_complex(dtype, "check_uniform_bounds")
     device = as_device(device)
     g = generator_for(device, generator)
     return _sample(shape, dtype, device, requires_grad,
-                   lambda n: kernels.uniform(g, n, dtype, 0.0, 1.0))
+                   lambda n: _uniforms(g, n, dtype, 0.0, 1.0))
 
 
 def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
@@ -142,11 +165,11 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
     _check_options(out, layout)
     shape = _size_args(args, size, "randn")
     dtype = dt.get_default_dtype() if dtype is None else dtype
-    _require_float(dtype, "normal_kernel_cpu")
+    _require_float_or_complex(dtype, "normal_kernel_cpu")
     device = as_device(device)
     g = generator_for(device, generator)
     return _sample(shape, dtype, device, requires_grad,
-                   lambda n: kernels.normal(g, n, dtype, 0.0, 1.0, contiguous=True))
+                   lambda n: _normals(g, n, dtype, 0.0, 1.0, contiguous=True))
 
 
 def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
@@ -231,7 +254,7 @@ def _like(fill, input, dtype, layout, device, requires_grad, memory_format):
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     """rand with input's shape, dtype, device and memory order."""
-    _require_float(input.dtype if dtype is None else dtype, "check_uniform_bounds")
+    _require_float_or_complex(input.dtype if dtype is None else dtype, "check_uniform_bounds")
     return _like(lambda t: t.uniform_(generator=generator), input, dtype, layout, device,
                  requires_grad, memory_format)
 
@@ -239,7 +262,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     """randn with input's shape, dtype, device and memory order."""
-    _require_float(input.dtype if dtype is None else dtype, "normal_kernel_cpu")
+    _require_float_or_complex(input.dtype if dtype is None else dtype, "normal_kernel_cpu")
     return _like(lambda t: t.normal_(generator=generator), input, dtype, layout, device,
                  requires_grad, memory_format)
 
@@ -267,6 +290,9 @@ def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, 
 def _span(low, high, dtype):
     """(to - from, from) for random_(from, to) / randint, checked and adjusted as torch does:
     for floats, bounds move inwards to values that survive the cast to the dtype."""
+    if dtype.is_complex:
+        raise NotImplementedError(f"\"random_from_to_kernel_cpu\" not implemented for "
+                                  f"'{dt.scalar_name(dtype)}'")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
@@ -281,6 +307,9 @@ def _span(low, high, dtype):
 
 def _span_to_max(low, dtype):
     """random_(from) with no `to`: [from, the dtype's largest integer] (2**digits for floats)."""
+    if dtype.is_complex:
+        raise NotImplementedError(f"\"random_from_to_kernel_cpu\" not implemented for "
+                                  f"'{dt.scalar_name(dtype)}'")
     if dtype.category == dt.FLOATING:
         top = 1 << kernels._DIGITS[dtype.name]
         low = _update_from(low, dtype)
@@ -386,11 +415,11 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         mean, std = _float_args(mean, std)
         _check_std(std)
         dtype = dt.get_default_dtype() if dtype is None else dtype
-        _require_float(dtype, "normal_kernel_cpu")
+        _require_float_or_complex(dtype, "normal_kernel_cpu")
         device = as_device(device)
         g = generator_for(device, generator)
         return _sample(shape, dtype, device, requires_grad,
-                       lambda n: kernels.normal(g, n, dtype, mean, std, contiguous=True))
+                       lambda n: _normals(g, n, dtype, mean, std, contiguous=True))
     if size is not None or dtype is not None or requires_grad:
         raise TypeError("normal(): size, dtype and requires_grad are only accepted with a "
                         "float mean and std")
@@ -545,22 +574,23 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     """Fill with uniform samples in [from, to)."""
     from_ = kwargs.pop("from", from_)
     _no_extra(kwargs, "uniform_")
-    _require_float(self.dtype, "check_uniform_bounds")
+    _require_float_or_complex(self.dtype, "check_uniform_bounds")
     low, high = _float_args(from_, to)
-    info = dt.finfo(self.dtype)
+    real = self.dtype.to_real()  # a complex tensor draws both parts (torch's view_as_real)
+    info = dt.finfo(real)
     lowest, top = builtins.float(info.min), builtins.float(info.max)
     for value, what in ((low, "from"), (high, "to")):
         if not lowest <= value <= top:
-            raise RuntimeError(f"{what} is out of bounds for {_C_NAMES[self.dtype.name]}")
+            raise RuntimeError(f"{what} is out of bounds for {_C_NAMES[real.name]}")
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={low:g} > to={high:g}")
     if high - low > top:
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
-                           f"{dt.scalar_name(self.dtype)}>::max(), but found to={high:g} and "
+                           f"{dt.scalar_name(real)}>::max(), but found to={high:g} and "
                            f"from={low:g} which result in to-from to exceed the limit")
     g = _generator(self, generator)
-    return _fill_(self, kernels.uniform, g, self.numel(), self.dtype, low, high)
+    return _fill_(self, _uniforms, g, self.numel(), self.dtype, low, high)
 
 
 def _no_extra(kwargs, fn_name):
@@ -572,12 +602,11 @@ def _no_extra(kwargs, fn_name):
 @export(function=False, method=True)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples N(mean, std**2)."""
-    _require_float(self.dtype, "normal_kernel_cpu")
+    _require_float_or_complex(self.dtype, "normal_kernel_cpu")
     mean, std = _float_args(mean, std)
     _check_std(std)
     g = _generator(self, generator)
-    return _fill_(self, kernels.normal, g, self.numel(), self.dtype, mean, std,
-                  self.is_contiguous())
+    return _fill_(self, _normals, g, self.numel(), self.dtype, mean, std, self.is_contiguous())
 
 
 @export(function=False, method=True)
@@ -631,7 +660,7 @@ def random_(self, *args, generator=None, **kwargs):
 
 
 def _check_random_dtype(dtype):
-    if dtype not in dt.ALL_DTYPES:
+    if dtype not in dt.ALL_DTYPES or dtype.is_complex:
         raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for "
                                   f"'{dt.scalar_name(dtype)}'")
 

@@ -161,7 +161,7 @@ class Tensor:
         return self._dtype.is_floating_point
 
     def is_complex(self):
-        return False
+        return self._dtype.category == dt.COMPLEX
 
     def is_signed(self):
         return self._dtype.is_signed
@@ -262,7 +262,7 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return self
-        if requires_grad and not self._dtype.is_floating_point:
+        if requires_grad and self._dtype.category < dt.FLOATING:
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self._requires_grad = requires_grad
@@ -394,7 +394,8 @@ class Tensor:
         return arr.copy() if copy else arr
 
     def item(self):
-        """The only element as a Python number (float for every floating dtype)."""
+        """The only element as a Python number (float for every floating dtype, complex for
+        complex ones)."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
@@ -428,17 +429,28 @@ class Tensor:
         return self.item()
 
     def __int__(self):
-        return int(self._python_scalar())
+        return int(self._real_scalar("int64_t"))
 
     def __float__(self):
-        return float(self._python_scalar())
+        return float(self._real_scalar("double"))
+
+    def _real_scalar(self, c_type):
+        """The only element for int() / float(): a complex one converts only when its imaginary
+        part is 0 (torch reports any other as an overflow)."""
+        value = self._python_scalar()
+        if isinstance(value, complex):
+            if value.imag != 0:
+                raise RuntimeError(f"value cannot be converted to type {c_type} without "
+                                   "overflow")
+            return value.real
+        return value
 
     def __complex__(self):
         return complex(self._python_scalar())
 
     def __index__(self):
         """Integer (or bool) tensors of one element can index Python sequences."""
-        if self._dtype.is_floating_point or self._data.size != 1:
+        if self._dtype.category >= dt.FLOATING or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
         return int(self.item())

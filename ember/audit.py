@@ -4,12 +4,12 @@ API it touched that ember lacks -- all of them, not just the first.
 How:
   * an import hook answers `import torch`, `import torch.nn as nn`, `from torch.utils.data
     import DataLoader` ... with ember's modules, seen through thin proxies that record failed
-    attribute lookups. A torch module ember does not have (`torch.fft`) is recorded where it
+    attribute lookups. A torch module ember does not have (`torch.masked`) is recorded where it
     was imported and answered with a stub module;
   * ember's classes (Tensor, Module, Optimizer, ...) get a `__getattr__` that records a
     failed lookup made from the user's code (`x.some_missing_method`, `model.missing_hook`);
   * a missing name is answered with a *stub*: attributes of a stub are recorded as deeper
-    names (`torch.fft` then `torch.fft.rfft`), calling it gives a silent placeholder that
+    names (`torch.masked` then `torch.masked.sum`), calling it gives a silent placeholder that
     absorbs further use, so the script goes on as far as it can.
 At the end a report lists each missing API with its call sites (file:line), grouped by name,
 and says whether the script ran to the end. The exit code is 1 if anything was missing (or the
@@ -50,7 +50,7 @@ class Audit:
             sites.append(site)
 
     def refine(self, parent, child, site):
-        """`torch.fft.rfft` looked up at the same place as `torch.fft`: keep the precise one."""
+        """`torch.masked.sum` looked up where `torch.masked` was: keep the precise one."""
         sites = self.missing.get(parent)
         if sites and site in sites:
             sites.remove(site)

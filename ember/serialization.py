@@ -66,21 +66,22 @@ _STORAGE_NAMES = {
     dt.float32: "FloatStorage", dt.float64: "DoubleStorage", dt.float16: "HalfStorage",
     dt.bfloat16: "BFloat16Storage", dt.int64: "LongStorage", dt.int32: "IntStorage",
     dt.int16: "ShortStorage", dt.int8: "CharStorage", dt.uint8: "ByteStorage",
-    dt.bool: "BoolStorage",
+    dt.bool: "BoolStorage", dt.complex64: "ComplexFloatStorage",
+    dt.complex128: "ComplexDoubleStorage",
 }
 _STORAGE_DTYPES = {name: d for d, name in _STORAGE_NAMES.items()}
 
 # torch.<name> for every ember dtype, aliases included (torch.float, torch.long, ...)
 _DTYPES_BY_TORCH_NAME = {d.name: d for d in dt.ALL_DTYPES}
 _DTYPES_BY_TORCH_NAME.update(half=dt.float16, float=dt.float32, double=dt.float64,
-                             short=dt.int16, int=dt.int32, long=dt.int64)
+                             short=dt.int16, int=dt.int32, long=dt.int64, cfloat=dt.complex64,
+                             cdouble=dt.complex128)
 
 # torch dtypes ember has no equivalent for: a checkpoint may name them; using one is an error
-_FOREIGN_DTYPES = {"complex32", "complex64", "complex128", "cfloat", "cdouble", "chalf",
-                   "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
-                   "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2",
-                   "qint8", "quint8", "qint32", "quint4x2", "quint2x4", "bits1x8", "bits2x4",
-                   "bits4x2", "bits8", "bits16"}
+_FOREIGN_DTYPES = {"complex32", "chalf", "uint16", "uint32", "uint64", "float8_e4m3fn",
+                   "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+                   "float4_e2m1fn_x2", "qint8", "quint8", "qint32", "quint4x2", "quint2x4",
+                   "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16"}
 _FOREIGN_DTYPES.update(f"uint{n}" for n in range(1, 8))
 _FOREIGN_DTYPES.update(f"int{n}" for n in range(1, 8))
 
@@ -109,7 +110,7 @@ class _TorchName:
 
 
 class _ForeignDtype:
-    """A torch dtype that ember lacks (torch.complex64, torch.uint16, ...), as read from a
+    """A torch dtype that ember lacks (torch.complex32, torch.uint16, ...), as read from a
     pickle. Holding one is fine; building a tensor of it raises."""
 
     def __init__(self, name):
@@ -589,14 +590,13 @@ class _Loader:
 
     def rebuild_tensor_v2(self, storage, storage_offset, size, stride, requires_grad,
                           backward_hooks, metadata=None):
-        t = self._build(storage, storage_offset, size, stride, None)
-        _check_metadata(metadata)
+        t = _resolve_bits(self._build(storage, storage_offset, size, stride, None), metadata)
         return t.requires_grad_(bool(requires_grad)) if requires_grad else t
 
     def rebuild_tensor_v3(self, storage, storage_offset, size, stride, requires_grad,
                           backward_hooks, dtype, metadata=None):
         t = self._build(storage, storage_offset, size, stride, _supported(dtype))
-        _check_metadata(metadata)
+        t = _resolve_bits(t, metadata)
         return t.requires_grad_(bool(requires_grad)) if requires_grad else t
 
     def rebuild_parameter(self, data, requires_grad, backward_hooks):
@@ -763,10 +763,21 @@ def _supported(d):
                               "not support")
 
 
-def _check_metadata(metadata):
-    # torch stores conj/neg bits here; ember has neither, so only "nothing set" is valid
-    if metadata:
+def _resolve_bits(t, metadata):
+    """torch marks its lazy conjugate and negative views in a tensor's metadata ({'conj':
+    True}, {'neg': True}) over the unchanged stored values. ember has no such views, so the
+    loaded tensor holds the resolved values, in memory of its own."""
+    if not metadata:
+        return t
+    unknown = set(metadata) - {"conj", "neg"}
+    if unknown:
         raise NotImplementedError(f"tensor metadata {metadata!r} is not supported")
+    data = t._data
+    if metadata.get("conj"):
+        data = data.conj()
+    if metadata.get("neg"):
+        data = -data
+    return t if data is t._data else Tensor._make(data, device=t.device)
 
 
 def _set_attributes(obj, state):

@@ -7,7 +7,9 @@
                   broken by creation order, newest first, as torch's engine does). Its
                   output gradients are summed per slot, passed through tensor hooks, handed
                   to the rule; each resulting gradient is summed down to its input's shape
-                  (the rules never undo broadcasting) and cast to the input's dtype;
+                  (the rules never undo broadcasting) and cast to the input's dtype (a
+                  complex gradient of a real input keeps its real part: torch's convention
+                  for complex autograd, see `_fit`);
     4. release    saved tensors are freed as each node finishes, unless retain_graph.
 
 Rules run with grad mode off, unless create_graph=True: then they record a graph of their own
@@ -17,6 +19,7 @@ Read next: `function.py` (user-defined autograd functions) and `functional.py`.
 """
 import heapq
 
+from .._dtype import COMPLEX
 from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, edge_of
@@ -120,7 +123,7 @@ def _root_grads(outputs, grad_outputs, create_graph):
         elif g._data.shape != out._data.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
                                f"and output[{i}] has a shape of {out.shape}.")
-        elif g._dtype.is_floating_point != out._dtype.is_floating_point:
+        elif g._dtype.is_complex != out._dtype.is_complex:
             raise RuntimeError(f"For complex Tensors, both grad_output and output are required "
                                f"to have the same dtype. Mismatch in dtype: grad_output[{i}] has "
                                f"a dtype of {g._dtype} and output[{i}] has a dtype of "
@@ -304,7 +307,9 @@ def _owned(g, new, grads, in_grads):
 
 
 def _fit(node, i, g):
-    """Sum a gradient down to its input's shape and cast it to the input's dtype."""
+    """Sum a gradient down to its input's shape and cast it to the input's dtype. A complex
+    gradient for a real input keeps its real part: with torch's convention (a gradient is
+    dL/d(re) + i dL/d(im)) that is exactly dL/dx for the real x that was promoted to complex."""
     shape, dtype = node._meta[i]
     if g._data.shape != shape:
         try:
@@ -314,6 +319,8 @@ def _fit(node, i, g):
                                f"{i} - got {list(g._data.shape)} but expected shape compatible "
                                f"with {list(shape)}") from None
     if g._dtype is not dtype:
+        if g._dtype.category == COMPLEX and dtype.category != COMPLEX:
+            g = g.real
         g = g.to(dtype)
     return g
 

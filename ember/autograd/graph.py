@@ -286,7 +286,7 @@ def record(op, args, attrs, outputs, multi=False):
         out = outputs[0]
         node = Node(op, tuple(edges), meta, _save(op, args, attrs, outputs) if op.saves else
                     _EMPTY, 1)
-        if out._dtype.category == FLOATING:
+        if out._dtype.category >= FLOATING:  # floating or complex: differentiable
             out._grad_fn = node
             out._requires_grad = True
         return node
@@ -295,7 +295,7 @@ def record(op, args, attrs, outputs, multi=False):
         t._output_nr = i  # before _save: a saved output must remember which output it is
     node = Node(op, tuple(edges), meta, _save(op, args, attrs, outputs), len(outputs), out_meta)
     for t in outputs:
-        if t._dtype.category == FLOATING:
+        if t._dtype.category >= FLOATING:
             t._grad_fn = node
             t._requires_grad = True
     return node
@@ -319,7 +319,7 @@ def rebase_inplace(op, self, old_data, args, attrs):
         if self._base is not None:
             self._view_of_fn = self._base._grad_fn
         return
-    if self._dtype.is_floating_point:
+    if self._dtype.category >= FLOATING:
         _rebase_view(op, self, old, args, attrs)
 
 

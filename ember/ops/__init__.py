@@ -5,12 +5,28 @@ Modules, in reading order:
     _dispatch.py  device check -> promotion -> kernel -> graph node (the hot path)
     copy.py       casts, device moves, clone, copy_, fill_
     pointwise.py  elementwise math, comparisons, logical and bitwise ops
+    complex.py    complex numbers: real, imag, conj, angle, view_as_real, polar, ...
     reduce.py     sum, mean, max, var, sort, cumsum, ...
     shape.py      views and reshaping: view, transpose, cat, split, ...
     index.py      indexing, gather/scatter, masked ops, nonzero
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
     sparse.py     the primitives of sparse COO tensors (densify, sparse @ dense, coalesce)
+    fft.py        the FFT primitives behind ember.fft (c2c, r2c, c2r)
+    spectral.py   stft and istft, built from the FFT ops
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
-from . import _op, copy, index, linalg, nn, pointwise, reduce, shape, sparse  # noqa: F401
+from . import (  # noqa: F401
+    _op,
+    complex,
+    copy,
+    fft,
+    index,
+    linalg,
+    nn,
+    pointwise,
+    reduce,
+    shape,
+    sparse,
+    spectral,
+)
 from ._op import EXPORTS, REGISTRY  # noqa: F401

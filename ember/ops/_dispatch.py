@@ -22,9 +22,10 @@ from ..autograd.graph import ViewFn, rebase_inplace, record
 
 _grad = grad_mode.state
 _make = Tensor._make
-_SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING,
+_SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING, complex: dt.COMPLEX,
                     np.bool_: dt.BOOL, np.float64: dt.FLOATING, np.float32: dt.FLOATING,
-                    np.int64: dt.INTEGER, np.int32: dt.INTEGER}
+                    np.int64: dt.INTEGER, np.int32: dt.INTEGER, np.complex128: dt.COMPLEX,
+                    np.complex64: dt.COMPLEX}
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
 _observer = None  # set while a profiler or FLOP counter listens (autograd/_instrument.py)
@@ -169,8 +170,8 @@ def _promoted_arrays(kind, args):
     """The raw operands in the compute dtype (Python numbers as NumPy scalars of that dtype),
     and the output's NumPy dtype.
 
-    Fast path first: floating tensors of one dtype, possibly with Python floats/ints -- the
-    overwhelmingly common case -- need no cast and no promotion lookup."""
+    Fast path first: floating (or complex) tensors of one dtype, possibly with Python
+    floats/ints -- the overwhelmingly common case -- need no cast and no promotion lookup."""
     dtype = None
     for x in args:
         if isinstance(x, Tensor):
@@ -181,7 +182,7 @@ def _promoted_arrays(kind, args):
         elif type(x) is not float and type(x) is not int:
             break
     else:
-        if dtype is not None and dtype.category == dt.FLOATING:
+        if dtype is not None and dtype.category >= dt.FLOATING:
             scalar = dtype.np.type
             arrays = [x._data if isinstance(x, Tensor) else scalar(x) for x in args]
             return arrays, (_BOOL_NP if kind == "compare" else dtype.np)
@@ -220,7 +221,7 @@ def _promote(kind, args):
         first = (dims + zeros)[0]
         return first, first
     common = dt.result_dtype(dims, zeros, scalar_cat)
-    if kind == "float" and not common.is_floating_point:
+    if kind == "float" and common.category < dt.FLOATING:
         common = dt.get_default_dtype()
     return common, (dt.bool if kind == "compare" else common)
 
@@ -232,6 +233,8 @@ def _scalar_category(x):
             return dt.INTEGER
         if isinstance(x, (float, np.floating)):
             return dt.FLOATING
+        if isinstance(x, (complex, np.complexfloating)):
+            return dt.COMPLEX
         raise TypeError(f"expected a Tensor or a number, but got {type(x).__name__}")
     return cat
 

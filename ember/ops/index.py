@@ -173,7 +173,7 @@ def _corner(index_shape):
 def _scalar_for(value, dtype):
     """A Python number converted to `dtype` (1.7 -> 1 for integers, as torch), or torch's error
     when it does not fit; returned as a Python number, which every `xp` accepts."""
-    if isinstance(value, complex):
+    if isinstance(value, complex) and not dtype.is_complex:
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
     try:
         return np.asarray(value, dtype=dtype.np).item()

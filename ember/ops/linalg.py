@@ -91,7 +91,8 @@ def _cpp_name(dtype):
     return {"float32": "float", "float64": "double", "float16": "c10::Half",
             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool"}[dtype.name]
+            "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}[dtype.name]
 
 
 def _expect_tensors(fn_name, **arguments):
@@ -129,7 +130,9 @@ def _eye(n, like):
 # 1. products
 #
 # Every product asks that both operands have one dtype (torch does not promote here) and works
-# on integers too. Rules use `needs_input_grad` to skip the product nobody needs.
+# on integers too. Rules use `needs_input_grad` to skip the product nobody needs. Gradients
+# multiply by the other operand's conjugate (transpose): `mH`, `conj()`, which are `mT` and
+# the tensor itself for real operands (see ops/complex.py for torch's convention).
 
 
 @op("none", name="mm", node_name="MmBackward0")
@@ -140,8 +143,8 @@ def _mm(xp, a, b):
 
 @_mm.grad
 def _mm(g, a, b, needs_input_grad):
-    ga = _mm(g, b.mT) if needs_input_grad[0] else None
-    gb = _mm(a.mT, g) if needs_input_grad[1] else None
+    ga = _mm(g, b.mH) if needs_input_grad[0] else None
+    gb = _mm(a.mH, g) if needs_input_grad[1] else None
     return ga, gb
 
 
@@ -153,8 +156,8 @@ def _bmm(xp, a, b):
 
 @_bmm.grad
 def _bmm(g, a, b, needs_input_grad):
-    ga = _bmm(g, b.mT) if needs_input_grad[0] else None
-    gb = _bmm(a.mT, g) if needs_input_grad[1] else None
+    ga = _bmm(g, b.mH) if needs_input_grad[0] else None
+    gb = _bmm(a.mH, g) if needs_input_grad[1] else None
     return ga, gb
 
 
@@ -166,8 +169,8 @@ def _mv(xp, a, v):
 
 @_mv.grad
 def _mv(g, a, v, needs_input_grad):
-    ga = g.unsqueeze(-1) * v if needs_input_grad[0] else None
-    gv = _mv(a.mT, g) if needs_input_grad[1] else None
+    ga = g.unsqueeze(-1) * v.conj() if needs_input_grad[0] else None
+    gv = _mv(a.mH, g) if needs_input_grad[1] else None
     return ga, gv
 
 
@@ -175,12 +178,21 @@ def _dot_kernel(xp, a, b):
     return _in_float32(xp.dot, a, b)
 
 
+def _vdot_kernel(xp, a, b):
+    return _in_float32(xp.dot, xp.conj(a) if a.dtype.kind == "c" else a, b)
+
+
 def _dot_rule(g, a, b):
-    return g * b, g * a
+    return g * b.conj(), g * a.conj()
+
+
+def _vdot_rule(g, a, b):
+    """vdot = sum(conj(a) b) is antiholomorphic in a: its gradient is conj(g) b."""
+    return g.conj() * b, g * a
 
 
 _dot = defop("dot", "none", _dot_kernel, _dot_rule)
-_vdot = defop("vdot", "none", _dot_kernel, _dot_rule)  # = dot for real numbers
+_vdot = defop("vdot", "none", _vdot_kernel, _vdot_rule)  # = dot for real numbers
 
 
 @op("none", name="matmul", node_name="UnsafeViewBackward0")
@@ -197,12 +209,12 @@ def _matmul(xp, a, b):
 def _matmul(g, a, b):
     # the engine sums gradients over broadcast batch dims; only the vector cases need care
     if a.ndim == 1:  # (k) @ (..., k, n) -> (..., n)
-        return (g.unsqueeze(-2) @ b.mT).squeeze(-2), a.unsqueeze(-1) * g.unsqueeze(-2)
+        return (g.unsqueeze(-2) @ b.mH).squeeze(-2), a.conj().unsqueeze(-1) * g.unsqueeze(-2)
     if b.ndim == 1:  # (..., m, k) @ (k) -> (..., m)
-        return g.unsqueeze(-1) * b, (a.mT @ g.unsqueeze(-1)).squeeze(-1)
+        return g.unsqueeze(-1) * b.conj(), (a.mH @ g.unsqueeze(-1)).squeeze(-1)
     if b.ndim == 2 and a.ndim > 2:  # fold the batch: one GEMM for b's gradient
-        return g @ b.mT, a.reshape(-1, a.shape[-1]).mT @ g.reshape(-1, g.shape[-1])
-    return g @ b.mT, a.mT @ g
+        return g @ b.mH, a.reshape(-1, a.shape[-1]).mH @ g.reshape(-1, g.shape[-1])
+    return g @ b.mH, a.mH @ g
 
 
 def _check_matmul(a, b):
@@ -393,16 +405,18 @@ def _addmm_kernel(xp, c, a, b, *, beta, alpha):
 
 
 def _addmm_rule(g, a, b, beta, alpha, needs_input_grad):
+    beta, alpha = beta.conjugate(), alpha.conjugate()
     gc = _scaled(g, beta) if needs_input_grad[0] else None
-    ga = _scaled(_mm(g, b.mT), alpha) if needs_input_grad[1] else None
-    gb = _scaled(_mm(a.mT, g), alpha) if needs_input_grad[2] else None
+    ga = _scaled(_mm(g, b.mH), alpha) if needs_input_grad[1] else None
+    gb = _scaled(_mm(a.mH, g), alpha) if needs_input_grad[2] else None
     return gc, ga, gb
 
 
 def _addmv_rule(g, a, b, beta, alpha, needs_input_grad):
+    beta, alpha = beta.conjugate(), alpha.conjugate()
     gc = _scaled(g, beta) if needs_input_grad[0] else None
-    ga = _scaled(g.unsqueeze(-1) * b, alpha) if needs_input_grad[1] else None
-    gv = _scaled(_mv(a.mT, g), alpha) if needs_input_grad[2] else None
+    ga = _scaled(g.unsqueeze(-1) * b.conj(), alpha) if needs_input_grad[1] else None
+    gv = _scaled(_mv(a.mH, g), alpha) if needs_input_grad[2] else None
     return gc, ga, gv
 
 
@@ -411,16 +425,18 @@ def _addr_kernel(xp, c, u, v, *, beta, alpha):
 
 
 def _addr_rule(g, u, v, beta, alpha, needs_input_grad):
+    beta, alpha = beta.conjugate(), alpha.conjugate()
     gc = _scaled(g, beta) if needs_input_grad[0] else None
-    gu = _scaled(_mv(g, v), alpha) if needs_input_grad[1] else None
-    gv = _scaled(_mv(g.mT, u), alpha) if needs_input_grad[2] else None
+    gu = _scaled(_mv(g, v.conj()), alpha) if needs_input_grad[1] else None
+    gv = _scaled(_mv(g.mT, u.conj()), alpha) if needs_input_grad[2] else None
     return gc, gu, gv
 
 
 def _baddbmm_rule(g, a, b, beta, alpha, needs_input_grad):
+    beta, alpha = beta.conjugate(), alpha.conjugate()
     gc = _scaled(g, beta) if needs_input_grad[0] else None
-    ga = _scaled(_bmm(g, b.mT), alpha) if needs_input_grad[1] else None
-    gb = _scaled(_bmm(a.mT, g), alpha) if needs_input_grad[2] else None
+    ga = _scaled(_bmm(g, b.mH), alpha) if needs_input_grad[1] else None
+    gb = _scaled(_bmm(a.mH, g), alpha) if needs_input_grad[2] else None
     return gc, ga, gb
 
 
@@ -432,9 +448,10 @@ def _addbmm_kernel(xp, c, a, b, *, beta, alpha):
 
 
 def _addbmm_rule(g, a, b, beta, alpha, needs_input_grad):
+    beta, alpha = beta.conjugate(), alpha.conjugate()
     gc = _scaled(g, beta) if needs_input_grad[0] else None
-    ga = _scaled(_matmul(g, b.mT), alpha) if needs_input_grad[1] else None  # (B, n, k)
-    gb = _scaled(_matmul(a.mT, g), alpha) if needs_input_grad[2] else None  # (B, k, m)
+    ga = _scaled(_matmul(g, b.mH), alpha) if needs_input_grad[1] else None  # (B, n, k)
+    gb = _scaled(_matmul(a.mH, g), alpha) if needs_input_grad[2] else None  # (B, k, m)
     return gc, ga, gb
 
 
@@ -448,7 +465,7 @@ _addbmm = defop("addbmm", "none", _addbmm_kernel, _addbmm_rule)
 
 def _factors(input, beta, alpha):
     """torch casts alpha and beta to an integer tensor's type."""
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < dt.FLOATING:
         return int(beta), int(alpha)
     return beta, alpha
 
@@ -775,7 +792,7 @@ def trace(input):
 
 
 _cross = defop("linalg_cross", "none", lambda xp, a, b, *, dim: xp.cross(a, b, axis=dim),
-               lambda g, a, b, dim: (_cross(b, g, dim=dim), _cross(g, a, dim=dim)))
+               lambda g, a, b, dim: (_cross(b.conj(), g, dim=dim), _cross(g, a.conj(), dim=dim)))
 
 
 def cross(input, other, *, dim=-1, out=None):
@@ -1088,7 +1105,7 @@ def _einsum_operand_grad(g, inputs, terms, output, k, equation):
       * a repeated label (a diagonal, 'ii') gets a fresh letter joined to it by eye(n) -- the
         gradient lives on the diagonal, zero elsewhere."""
     others = [j for j in range(len(inputs)) if j != k]
-    operands = [g] + [inputs[j] for j in others]
+    operands = [g] + [inputs[j].conj() for j in others]  # einsum is linear in each operand
     subs = [output] + [terms[j] for j in others]
     seen = set("".join(subs))
     spare = iter(c for c in _LETTERS if c not in equation)
@@ -1112,19 +1129,23 @@ def _einsum_operand_grad(g, inputs, terms, output, k, equation):
 # 4. decompositions
 
 
-def _check_matrix(name, A, square=True, low_precision_ok=False):
-    """The checks torch.linalg functions share: >= 2 dims, square, a supported float dtype."""
+def _check_matrix(name, A, square=True, low_precision_ok=False, complex_ok=False):
+    """The checks torch.linalg functions share: >= 2 dims, square, a supported float dtype
+    (complex ones only where ember's rule handles them: `complex_ok`)."""
     _expect_tensors(name.replace(".", "_"), A=A)
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    _check_float(name, A, low_precision_ok)
+    _check_float(name, A, low_precision_ok, complex_ok)
 
 
-def _check_float(name, A, low_precision_ok=False):
-    if not A.dtype.is_floating_point:
+def _check_float(name, A, low_precision_ok=False, complex_ok=False):
+    if A.dtype.is_complex and not complex_ok:
+        raise NotImplementedError(f"{name}: ember's decompositions do not support complex "
+                                  f"matrices yet (got {dt.scalar_name(A.dtype)})")
+    if A.dtype.category < dt.FLOATING:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{dt.scalar_name(A.dtype)}")
     if A.dtype.np in _HALF and not low_precision_ok:
@@ -1154,13 +1175,13 @@ def _inv_kernel(xp, a):
 
 
 _inv = defop("linalg_inv", "none", _inv_kernel,
-             lambda g, out: (-(out.mT @ g @ out.mT),),  # d(A^-1) = -A^-1 dA A^-1
+             lambda g, out: (-(out.mH @ g @ out.mH),),  # d(A^-1) = -A^-1 dA A^-1
              node_name="LinalgInvExBackward0")
 
 
 def _det_rule(g, a, out):
-    # d det(A) = det(A) tr(A^-1 dA)  ->  grad = g det(A) A^-T (A must be invertible)
-    return ((g * out).unsqueeze(-1).unsqueeze(-1) * _inv(a).mT,)
+    # d det(A) = det(A) tr(A^-1 dA)  ->  grad = g conj(det(A)) A^-H (A must be invertible)
+    return ((g * out.conj()).unsqueeze(-1).unsqueeze(-1) * _inv(a).mH,)
 
 
 _det = defop("linalg_det", "none", lambda xp, a: xp.linalg.det(a), _det_rule,
@@ -1188,9 +1209,9 @@ def _solve_kernel(xp, a, b):
 
 
 def _solve_rule(g, a, out, needs_input_grad):
-    # X = A^-1 B:  gB = A^-T g,  gA = -gB X^T  (the engine sums broadcast batch dims)
-    gb = _solve(a.mT, g)
-    ga = -(gb @ out.mT) if needs_input_grad[0] else None
+    # X = A^-1 B:  gB = A^-H g,  gA = -gB X^H  (the engine sums broadcast batch dims)
+    gb = _solve(a.mH, g)
+    ga = -(gb @ out.mH) if needs_input_grad[0] else None
     return ga, gb
 
 
@@ -1443,7 +1464,7 @@ _matrix_rank = defop("linalg_matrix_rank", "none", _matrix_rank_kernel, differen
 def inv(A, *, out=None):
     """A^-1; raises LinAlgError for a singular matrix."""
     _no_out(out, "linalg.inv")
-    _check_matrix("linalg.inv", A)
+    _check_matrix("linalg.inv", A, complex_ok=True)
     return _inv(A)
 
 
@@ -1455,7 +1476,7 @@ def inverse(input, *, out=None):
 @export(method=True)
 def det(A, *, out=None):
     _no_out(out, "linalg.det")
-    _check_matrix("linalg.det", A)
+    _check_matrix("linalg.det", A, complex_ok=True)
     return _det(A)
 
 
@@ -1482,7 +1503,7 @@ def solve(A, B, *, left=True, out=None):
     """X with A X = B (left=True) or X A = B; B may be a (batch of) vector(s)."""
     _expect_tensors("linalg_solve", A=A, B=B)
     _no_out(out, "linalg.solve")
-    _check_matrix("linalg.solve", A)
+    _check_matrix("linalg.solve", A, complex_ok=True)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
                            f"A of type {dt.scalar_name(A.dtype)} and B of type "
@@ -1712,7 +1733,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(ord, str) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type(ord).__name__}")
-    _check_float("linalg.vector_norm", x, low_precision_ok=True)
+    _check_float("linalg.vector_norm", x, low_precision_ok=True, complex_ok=True)
     dims = wrap_dims(None if dim == () or dim == [] else dim, x.ndim)
     if ord < 0 and x.numel() == 0 or ord == _INF and x.numel() == 0:
         empty = [d for d in dims if x.shape[d] == 0]

@@ -134,6 +134,14 @@ def _require_float(name, input):
                                   f"'{dt.scalar_name(input.dtype)}'")
 
 
+def _require_real(name, input, message=None, error=NotImplementedError):
+    """Complex numbers have no order: max, sort, median, ... refuse them (NumPy would compare
+    them lexicographically), with torch's error."""
+    if input.dtype.is_complex:
+        raise error(message or f'"{name}" not implemented for '
+                    f"'{dt.scalar_name(input.dtype)}'")
+
+
 # gradient helpers (on Tensors, so that rules stay differentiable)
 
 def _unreduce(g, shape, dims, keepdim):
@@ -239,7 +247,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     _no_out(out, "mean")
     if dtype is not None:
         input = input.to(dtype)
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < dt.FLOATING:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: "
                            f"{dt.scalar_name(input.dtype)}")
@@ -262,6 +270,7 @@ _nansum = defop("nansum", "none", _nansum_kernel, lambda g, a, dims, keepdim: (
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """sum() treating NaN as zero."""
     _no_out(out, "nansum")
+    _require_real("nansum", input, "nansum on CPU does not support complex inputs", RuntimeError)
     if dtype is not None and input.dtype is not dtype:
         input = input.to(dtype)
     return _nansum(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
@@ -272,6 +281,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """mean() of the non-NaN elements: nansum / their count (torch composes it the same way,
     so its grad_fn is DivBackward0)."""
     _no_out(out, "nanmean")
+    _require_real("nansum", input, "nansum on CPU does not support complex inputs", RuntimeError)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
                            f"but got {dt.scalar_name(input.dtype)}")
@@ -302,8 +312,8 @@ def _prod_grad(g, a, out, dim):
     with zeros, (product before k) * (product after k), which never divides and stays
     differentiable for double backward. `g` and `out` keep the reduced dim."""
     if not (a == 0).any():
-        return g * out / a
-    return g * _exclusive_cumprod(a, dim) * _exclusive_cumprod(a, dim, reverse=True)
+        return g * (out / a).conj()
+    return g * (_exclusive_cumprod(a, dim) * _exclusive_cumprod(a, dim, reverse=True)).conj()
 
 
 def _prod_rule(g, a, out, dim, keepdim):
@@ -382,8 +392,10 @@ def _extreme(name, largest, input, dim, keepdim):
     if isinstance(dim, Tensor):  # max(a, b) / min(a, b): torch's maximum / minimum
         return input.maximum(dim) if largest else input.minimum(dim)
     if dim is None:
+        _require_real(name + "_all", input)
         _require_elements(name, input, (), full=True)
         return (_max if largest else _min)(input, largest=largest)
+    _require_real(name, input)
     dim = wrap_dim(dim, input.ndim)
     _require_elements(name, input, (dim,), full=False)
     op = _max_dim if largest else _min_dim
@@ -408,6 +420,7 @@ def reduce_min(input, dim=None, keepdim=False, *, out=None):
 
 
 def _amax_like(name, largest, input, dim, keepdim):
+    _require_real(("max" if largest else "min") + "_values_cpu", input)
     dims = _reduce_dims(dim, input.ndim)
     _require_elements(name, input, dims, full=_every_dim(dim))
     return (_amax if largest else _amin)(input, dims=dims, keepdim=keepdim, largest=largest)
@@ -444,6 +457,7 @@ _argmin = defop("argmin", "none", _arg_extreme_kernel, differentiable=False)
 def _arg_extreme(name, largest, input, dim, keepdim):
     if input.dtype is dt.bool:
         raise RuntimeError(f"{name}(): does not support bool input")
+    _require_real(name, input, f"{name}(): does not support complex input", RuntimeError)
     if dim is None:
         if input.numel() == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
@@ -481,6 +495,7 @@ _aminmax = defop("aminmax", "none", _aminmax_kernel, _aminmax_rule)
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) in one call, over one dim or the whole tensor."""
     _no_out(out, "aminmax")
+    _require_real("aminmax_cpu", input)
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -500,36 +515,43 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 
 
 def _moments(xp, a, dims, correction):
-    """(variance, mean), both with the reduced dims kept; half types computed in float32."""
+    """(variance, mean), both with the reduced dims kept; half types computed in float32. The
+    variance of complex numbers is the mean squared distance |a - mean|^2, a real number."""
     x = a.astype(_accumulate_dtype(a) or a.dtype, copy=False)
     n = _count(a.shape, dims)
     with _quiet(xp):  # no elements or no degrees of freedom: nan / inf, as in torch
         mean = xp.sum(x, axis=dims, keepdims=True) / n
         dev = x - mean
-        var = xp.sum(dev * dev, axis=dims, keepdims=True) / builtins.max(n - correction, 0)
+        square = dev.real * dev.real + dev.imag * dev.imag if dev.dtype.kind == "c" else dev * dev
+        var = xp.sum(square, axis=dims, keepdims=True) / builtins.max(n - correction, 0)
     return var, mean
+
+
+def _real_dtype(a):
+    """The dtype of a's real part (a's own for real a)."""
+    return a.real.dtype
 
 
 def _var_kernel(xp, a, *, dims, keepdim, correction):
     var, _ = _moments(xp, a, dims, correction)
-    return _squeeze_dims(xp, var, dims, keepdim).astype(a.dtype, copy=False)
+    return _squeeze_dims(xp, var, dims, keepdim).astype(_real_dtype(a), copy=False)
 
 
 def _std_kernel(xp, a, *, dims, keepdim, correction):
     var, _ = _moments(xp, a, dims, correction)
-    return _squeeze_dims(xp, xp.sqrt(var), dims, keepdim).astype(a.dtype, copy=False)
+    return _squeeze_dims(xp, xp.sqrt(var), dims, keepdim).astype(_real_dtype(a), copy=False)
 
 
 def _var_mean_kernel(xp, a, *, dims, keepdim, correction):
     var, mean = _moments(xp, a, dims, correction)
-    return tuple(_squeeze_dims(xp, x, dims, keepdim).astype(a.dtype, copy=False)
-                 for x in (var, mean))
+    return (_squeeze_dims(xp, var, dims, keepdim).astype(_real_dtype(a), copy=False),
+            _squeeze_dims(xp, mean, dims, keepdim).astype(a.dtype, copy=False))
 
 
 def _std_mean_kernel(xp, a, *, dims, keepdim, correction):
     var, mean = _moments(xp, a, dims, correction)
-    return tuple(_squeeze_dims(xp, x, dims, keepdim).astype(a.dtype, copy=False)
-                 for x in (xp.sqrt(var), mean))
+    return (_squeeze_dims(xp, xp.sqrt(var), dims, keepdim).astype(_real_dtype(a), copy=False),
+            _squeeze_dims(xp, mean, dims, keepdim).astype(a.dtype, copy=False))
 
 
 def _var_grad(g, a, dims, keepdim, correction):
@@ -571,7 +593,7 @@ def _var_args(name, input, dim, unbiased, correction):
         raise TypeError(f"{name}(): pass either `unbiased` or `correction`, not both")
     if correction is None:
         correction = 0 if unbiased is False else 1
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < dt.FLOATING:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _reduce_dims(dim, input.ndim)
     if _count(input.shape, dims) - correction <= 0:
@@ -621,21 +643,22 @@ def _logsumexp_kernel(xp, a, *, dims, keepdim):
         if builtins.any(a.shape[d] == 0 for d in dims):
             out = xp.log(xp.sum(xp.exp(a), axis=dims, keepdims=keepdim, dtype=acc))
             return out.astype(a.dtype, copy=False)
-        m = xp.amax(a, axis=dims, keepdims=True)
+        m = xp.amax(a.real, axis=dims, keepdims=True)  # complex: shift by the real part
         m = xp.where(xp.isinf(m), 0, m)
         out = xp.log(xp.sum(xp.exp(a - m), axis=dims, keepdims=True, dtype=acc)) + m
     return _squeeze_dims(xp, out, dims, keepdim).astype(a.dtype, copy=False)
 
 
 _logsumexp = defop("logsumexp", "none", _logsumexp_kernel, lambda g, a, out, dims, keepdim: (
-    _unreduce(g, a.shape, dims, keepdim) * (a - _unreduce(out, a.shape, dims, keepdim)).exp(),))
+    _unreduce(g, a.shape, dims, keepdim)
+    * (a - _unreduce(out, a.shape, dims, keepdim)).exp().conj(),))
 
 
 @export(method=True)
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """log(sum(exp(input))) over `dim`, computed stably; integers go to the default float."""
     _no_out(out, "logsumexp")
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < dt.FLOATING:
         input = input.to(dt.get_default_dtype())
     return _logsumexp(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim)
 
@@ -655,18 +678,18 @@ def _norm_kernel(xp, a, *, ord, dims, keepdim):
             out = xp.sqrt(xp.sum(x * x, axis=dims, keepdims=keepdim))
         else:
             out = xp.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-    return xp.asarray(out).astype(a.dtype, copy=False)
+    return xp.asarray(out).astype(_real_dtype(a), copy=False)
 
 
 def _norm_rule(g, a, out, ord, dims, keepdim):
     """d ||a||_p / d a = sign(a) |a|^(p-1) / ||a||^(p-1), with torch's special cases: p=0 has
     zero gradient, inf-norms split it among the tied largest |a|, and a zero norm or a zero
-    element gives zero instead of 0/0."""
+    element gives zero instead of 0/0. For complex a, sign(a) is a / |a| (sgn)."""
     g = _unreduce(g, a.shape, dims, keepdim)
     out = _unreduce(out, a.shape, dims, keepdim)
     if ord == 0:
         return (a.new_zeros(a.shape),)
-    sign = a.sign()
+    sign = a.sgn()
     if ord == 1:
         return (g * sign,)
     if ord == 2:
@@ -704,7 +727,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """The vector p-norm of the elements over `dim` (p = 'fro', any number, inf or -inf)."""
     _no_out(out, "norm")
     ord = _norm_order(p, dim)
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < dt.FLOATING:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {dt.scalar_name(input.dtype)}")
     if dtype is not None and input.dtype is not dtype:
@@ -758,6 +781,7 @@ _argsort_op = defop("argsort", "none", lambda xp, a, *, dim, descending: _argsor
 def sort(input, dim=-1, descending=False, stable=None, *, out=None):
     """(values, indices) sorted along `dim`. Always stable; passing `stable` (True or False)
     only changes the grad_fn name, as in torch (SortBackward1)."""
+    _require_real("sort", input, "Sort does not support complex dtypes on CPU", RuntimeError)
     _no_out(out, "sort")
     op = _sort if stable is None else _sort_stable
     values, indices = op(input, dim=wrap_dim(dim, input.ndim), descending=bool(descending))
@@ -768,6 +792,7 @@ def sort(input, dim=-1, descending=False, stable=None, *, out=None):
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort `input` along `dim`. Always stable (ties keep their order), which
     is also a valid answer when `stable` is False."""
+    _require_real("sort", input, "Sort does not support complex dtypes on CPU", RuntimeError)
     return _argsort_op(input, dim=wrap_dim(dim, input.ndim), descending=bool(descending))
 
 
@@ -803,6 +828,7 @@ _topk = defop("topk", "none", _topk_kernel, _sort_rule)
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """The k largest (or smallest) values along `dim` and their indices, best first. The order
     is sorted whether or not `sorted` is set (torch leaves it unspecified then)."""
+    _require_real("topk", input, "topk does not support complex dtypes on CPU", RuntimeError)
     _no_out(out, "topk")
     dim = wrap_dim(dim, input.ndim)
     if input.dtype is dt.bool:
@@ -826,6 +852,7 @@ _kthvalue = defop("kthvalue", "none", _kthvalue_kernel, _extreme_dim_rule)
 @export(method=True)
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     """The k-th smallest value along `dim` (k counts from 1) and its index."""
+    _require_real("kthvalue_cpu", input)
     _no_out(out, "kthvalue")
     dim = wrap_dim(dim, input.ndim)
     _require_elements("kthvalue", input, (dim,), full=False)
@@ -871,6 +898,7 @@ _nanmedian_dim = defop("nanmedian_dim", "none", _median_dim_kernel, _extreme_dim
 
 
 def _median_like(name, ignore_nan, input, dim, keepdim):
+    _require_real(name + "_cpu", input)
     if input.dtype is dt.bool:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
     if dim is None:
@@ -926,6 +954,7 @@ _mode = defop("mode", "none", _mode_kernel, _extreme_dim_rule)
 @export(method=True)
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """(values, indices) of the most frequent value along `dim`."""
+    _require_real("mode_cpu", input)
     _no_out(out, "mode")
     dim = wrap_dim(dim, input.ndim)
     _require_elements("mode", input, (dim,), full=False)
@@ -975,20 +1004,21 @@ def _cumprod_rule(g, a, out, dim):
     holds (later outputs are 0); at the first zero z it is the reverse cumsum of g times the
     cumprod of the slice with a_z replaced by one; after z every term holds a_z = 0. That masked
     formula is right but its own derivative is not (the zeros after z hide how they depend on
-    a_z), so a backward that records a graph uses `_cumprod_grad_quadratic` instead, as torch."""
+    a_z), so a backward that records a graph uses `_cumprod_grad_quadratic` instead, as torch.
+    Complex inputs take the conjugate of every product (see ops/complex.py)."""
     if a.ndim == 0:
         return (g,)
     zero = a == 0
     if not zero.any():
-        return (_reverse_cumsum(g * out, dim) / a,)
+        return (_reverse_cumsum(g * out.conj(), dim) / a.conj(),)
     if is_grad_enabled():
         return (_cumprod_grad_quadratic(g, a, dim),)
     seen = zero.cumsum(dim)
     before = seen == 0
     first = zero * (seen == 1)
     safe = a * before + (seen != 0)  # a before the first zero, 1 from there on
-    part1 = _reverse_cumsum(g * out, dim) / safe * before
-    part2 = _reverse_cumsum(g * (a + first).cumprod(dim), dim) * first
+    part1 = _reverse_cumsum(g * out.conj(), dim) / safe.conj() * before
+    part2 = _reverse_cumsum(g * (a + first).cumprod(dim).conj(), dim) * first
     return (part1 + part2,)
 
 
@@ -1004,7 +1034,7 @@ def _cumprod_grad_quadratic(g, a, dim):
     c = a_last.unsqueeze(-2) * (1 - identity) + identity  # (..., k, j)
     steps = arange(n, device=a.device)
     later = steps.unsqueeze(0) >= steps.unsqueeze(1)  # (k, i): i >= k
-    grad = (c.cumprod(-1) * g_last.unsqueeze(-2) * later).sum(-1)
+    grad = (c.cumprod(-1).conj() * g_last.unsqueeze(-2) * later).sum(-1)
     return grad.transpose(dim, -1)
 
 
@@ -1044,6 +1074,7 @@ _cummin = defop("cummin", "none", _cum_extreme_kernel, _cum_extreme_rule)
 @export(method=True)
 def cummax(input, dim, *, out=None):
     """(values, indices) of the running maximum along `dim`."""
+    _require_real("cummax_cpu", input)
     _no_out(out, "cummax")
     values, indices = _cummax(input, dim=wrap_dim(dim, input.ndim), largest=True)
     return return_types.cummax(values, indices)
@@ -1052,6 +1083,7 @@ def cummax(input, dim, *, out=None):
 @export(method=True)
 def cummin(input, dim, *, out=None):
     """(values, indices) of the running minimum along `dim`."""
+    _require_real("cummin_cpu", input)
     _no_out(out, "cummin")
     values, indices = _cummin(input, dim=wrap_dim(dim, input.ndim), largest=False)
     return return_types.cummin(values, indices)
@@ -1183,6 +1215,7 @@ def _unique_result(values, inverse, counts, return_inverse, return_counts):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The unique elements (or slices along `dim`), always sorted; optionally the index of each
     input element in the result and how often each occurs."""
+    _require_real("unique", input)
     if dim is not None:
         if input.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
@@ -1193,6 +1226,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 @export(method=True)
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """unique() of each run of equal neighbours, in order (no sorting)."""
+    _require_real("unique_consecutive", input)
     if dim is not None:
         dim = wrap_dim(dim, input.ndim)
     return _unique_result(*_unique_consecutive(input, dim=dim), return_inverse, return_counts)

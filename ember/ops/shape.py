@@ -290,7 +290,7 @@ _t = defop("t", "none", lambda xp, a: a.T, lambda g: (g.t(),), view=True, node_n
 @export(method=True)
 def adjoint(input):
     """The conjugate transpose of a batch of matrices (real tensors: `mT`)."""
-    return _matrix_transpose(input, "adjoint()")
+    return _matrix_transpose(input, "adjoint()").conj()
 
 
 _permute = defop("permute", "none", lambda xp, a, *, dims: xp.transpose(a, dims),
@@ -380,8 +380,8 @@ def matrix_transpose(self):
 
 
 def matrix_adjoint(self):
-    """`x.mH` (the conjugate is a no-op for real tensors)."""
-    return _matrix_transpose(self, "mH")
+    """`x.mH`: the conjugate transpose of a batch of matrices (`mT` for real tensors)."""
+    return _matrix_transpose(self, "mH").conj()
 
 
 def adjoint_2d(self):
@@ -389,12 +389,12 @@ def adjoint_2d(self):
     if self.ndim == 0:
         warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
                       UserWarning, stacklevel=2)
-        return _permute(self, dims=())
+        return _permute(self, dims=()).conj()
     if self.ndim != 2:
         hint = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{self.ndim}-D tensor.{hint}")
-    return _transpose(self, dim0=0, dim1=1)
+    return _transpose(self, dim0=0, dim1=1).conj()
 
 
 # ----------------------------------------------------------------------------------------------

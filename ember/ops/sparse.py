@@ -17,6 +17,7 @@ import math
 
 from ._op import defop
 from .index import _add_at
+from .pointwise import _conj
 
 
 def _to_dense(xp, indices, values, *, size):
@@ -53,12 +54,16 @@ def _sparse_mm(xp, indices, values, dense, *, rows):
 
 
 def _sparse_mm_rule(g, indices, values, dense, needs_input_grad):
+    # complex operands take conjugates, as every product's rule does (see ops/complex.py)
     rows, cols = indices.unbind(0)
     g_rows = g.index_select(0, rows)  # each entry's row of the output gradient
-    g_values = (g_rows * dense.index_select(0, cols)).sum(1) if needs_input_grad[1] else None
+    g_values = None
+    if needs_input_grad[1]:
+        g_values = (g_rows * _conj(dense.index_select(0, cols))).sum(1)
     g_dense = None
     if needs_input_grad[2]:
-        g_dense = dense.new_zeros(dense.shape).index_add(0, cols, values.unsqueeze(1) * g_rows)
+        g_dense = dense.new_zeros(dense.shape).index_add(0, cols,
+                                                         _conj(values).unsqueeze(1) * g_rows)
     return None, g_values, g_dense
 
 

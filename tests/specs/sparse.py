@@ -2,7 +2,7 @@
 repeat in these random cases, and add up), densified, multiplied with dense matrices and
 coalesced. Gradients reach the values and the dense operand. Behaviour beyond the table
 (printing, errors, sums, leaves' sparse gradients) is in tests/test_sparse.py."""
-from ._spec import I, Spec, T
+from ._spec import C, I, Spec, T
 
 
 def coo(m, i, v, sparse_sizes):
@@ -23,7 +23,8 @@ SPECS = [
                                           coo(m, i, v, (4, 6)) @ d,
                                           m.mm(d.mT[:2, :4], coo(m, i, v, (4, 6)))),
          [(I(2, 9, high=4), T(9), T(6, 3)), (I(2, 9, high=4), T(9), T(6, 3, t=True)),
-          (I(2, 4, high=4), T(4, dtype="float64"), T(6, 2, dtype="float64"))],
+          (I(2, 4, high=4), T(4, dtype="float64"), T(6, 2, dtype="float64")),
+          (I(2, 5, high=4), C(5), C(6, 2))],
          ops=["sparse_mm", "sparse_coo_tensor_values"]),
     Spec("sparse_coalesce", lambda m, i, v: coo(m, i, v, (4, 4)).coalesce().values(),
          [(I(2, 12, high=4), T(12)), (I(2, 6, high=3), T(6, 2))],

@@ -113,9 +113,11 @@ def _widened(xp, g, x):
     return g if g.dtype == x.dtype else g.astype(x.dtype)
 
 
-def _not_bool(name, a):
-    if a.dtype.kind == "b":
-        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+def _ordered_dtype(name, a):
+    """Clipping and thresholds compare values: bools and complex numbers are refused."""
+    if a.dtype.kind in "bc":
+        kind = "Bool" if a.dtype.kind == "b" else dt.scalar_name(dt.from_numpy_dtype(a.dtype))
+        raise NotImplementedError(f"\"{name}\" not implemented for '{kind}'")
 
 
 def _run(op_, input, inplace, **attrs):
@@ -195,7 +197,7 @@ def _erf_of_scaled32(xp, x, u):
 
 @_elementwise
 def _hardtanh_kernel(xp, a, *, min_val, max_val):
-    _not_bool("hardtanh", a)
+    _ordered_dtype("hardtanh", a)
     # bounds in a's dtype: integer tensors truncate them (torch: hardtanh(int, -1.5) -> -1)
     return xp.clip(a, a.dtype.type(min_val), a.dtype.type(max_val))
 
@@ -214,7 +216,7 @@ def _hardtanh_rule(g, a, min_val, max_val):
 
 @_elementwise
 def _threshold_kernel(xp, a, *, threshold, value):
-    _not_bool("threshold_cpu", a)
+    _ordered_dtype("threshold_cpu", a)
     return _select(xp, a > a.dtype.type(threshold), a, a.dtype.type(value), a.dtype)
 
 

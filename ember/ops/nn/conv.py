@@ -197,10 +197,11 @@ def _conv(xp, x, w, bias, *, stride, padding, dilation, groups):
 @_conv.grad
 def _conv(g, x, w, stride, padding, dilation, groups, needs_input_grad):
     attrs = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-    gx = _conv_input_grad(g, w, input_shape=tuple(x.shape), **attrs) if needs_input_grad[0] \
-        else None
-    gw = _conv_weight_grad(x, g, weight_shape=tuple(w.shape), **attrs) if needs_input_grad[1] \
-        else None
+    # the saved operand is conjugated for complex tensors (a no-op on real ones)
+    gx = _conv_input_grad(g, w.conj(), input_shape=tuple(x.shape), **attrs) \
+        if needs_input_grad[0] else None
+    gw = _conv_weight_grad(x.conj(), g, weight_shape=tuple(w.shape), **attrs) \
+        if needs_input_grad[1] else None
     gb = g.sum((0,) + tuple(range(2, g.ndim))) if needs_input_grad[2] else None
     return gx, gw, gb
 
@@ -273,8 +274,8 @@ def _overlap(offset, size, bound):
 @_conv_input_grad.grad
 def _conv_input_grad(g, dy, w, stride, padding, dilation, groups, needs_input_grad):
     attrs = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-    d_dy = _conv(g, w, None, **attrs) if needs_input_grad[0] else None
-    dw = _conv_weight_grad(g, dy, weight_shape=tuple(w.shape), **attrs) \
+    d_dy = _conv(g, w.conj(), None, **attrs) if needs_input_grad[0] else None
+    dw = _conv_weight_grad(g, dy.conj(), weight_shape=tuple(w.shape), **attrs) \
         if needs_input_grad[1] else None
     return d_dy, dw
 
@@ -296,9 +297,9 @@ def _conv_weight_grad(xp, x, dy, *, weight_shape, stride, padding, dilation, gro
 @_conv_weight_grad.grad
 def _conv_weight_grad(g, x, dy, stride, padding, dilation, groups, needs_input_grad):
     attrs = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-    dx = _conv_input_grad(dy, g, input_shape=tuple(x.shape), **attrs) if needs_input_grad[0] \
-        else None
-    d_dy = _conv(x, g, None, **attrs) if needs_input_grad[1] else None
+    dx = _conv_input_grad(dy.conj(), g, input_shape=tuple(x.shape), **attrs) \
+        if needs_input_grad[0] else None
+    d_dy = _conv(x.conj(), g, None, **attrs) if needs_input_grad[1] else None
     return dx, d_dy
 
 

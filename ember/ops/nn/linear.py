@@ -24,10 +24,10 @@ def _linear(xp, x, weight, bias):
 def _linear(g, x, weight, needs_input_grad):
     grad_x = grad_w = grad_b = None
     if needs_input_grad[0]:
-        grad_x = (g.reshape(-1, g.shape[-1]) @ weight).reshape(x.shape)
+        grad_x = (g.reshape(-1, g.shape[-1]) @ weight.conj()).reshape(x.shape)
     if needs_input_grad[1]:
         out_features, in_features = weight.shape
-        grad_w = g.reshape(-1, out_features).mT @ x.reshape(-1, in_features)
+        grad_w = g.reshape(-1, out_features).mT @ x.reshape(-1, in_features).conj()
     if needs_input_grad[2]:
         grad_b = g.reshape(-1, g.shape[-1]).sum(0) if g.ndim else g
     return grad_x, grad_w, grad_b

@@ -330,7 +330,7 @@ def _refuse_dtype(name, input, allowed):
 def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode,
                 return_indices=True):
     name = f"max_pool{n}d"
-    _refuse_dtype(name, input, lambda d: d is not dt.bool)
+    _refuse_dtype(name, input, lambda d: d is not dt.bool and not d.is_complex)
     input, unbatched = _batched(input, n, name)
     kernel, stride, pairs, dilation, _ = _geometry(name, n, input, kernel_size, stride, padding,
                                                    dilation, ceil_mode)
