@@ -9,7 +9,9 @@ torch's composition of those kernels: `rand` is `empty(size).uniform_()`, `rand_
 `empty_like` (same memory order) filled in place, `normal(mean, std)` a standard normal
 times std plus mean, `multinomial` without replacement the Gumbel trick
 `topk(p / Exponential(1))`. Samples are written in the order torch visits a tensor: its
-memory order, so a transposed tensor is filled column by column.
+memory order, so a transposed tensor is filled column by column. A complex tensor is filled
+through its real view (twice the samples, read as (real, imaginary) pairs; normals take
+std / sqrt(2) per part), as torch does.
 
 On CUDA the samples are ember's host streams, not torch's (see `_generator.py`).
 
