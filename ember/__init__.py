@@ -74,6 +74,8 @@ from . import fft  # the torch.fft namespace
 from . import signal
 from ._windows import (bartlett_window, blackman_window, hamming_window, hann_window,
                        kaiser_window)
+from . import special  # the torch.special namespace
 from . import cuda, nn, optim, profiler, sparse
+from . import distributions  # after nn: distributions use nn.functional
 
 __version__ = "0.1.0"

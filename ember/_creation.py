@@ -599,8 +599,14 @@ def _spaced(start, end, steps, dtype):
         start, end = compute(builtins.int(start)), compute(builtins.int(end))
     i = np.arange(steps).astype(compute)
     step = (end - start) / compute(steps - 1) if steps > 1 else compute(0)
-    up = start + step * i
-    down = end - step * (compute(steps - 1) - i)
+    if compute is np.float32:
+        # torch's vectorised kernel computes start + step * i as one fused multiply-add; a
+        # float32 product is exact in float64, so adding there and rounding once matches it
+        up = (np.float64(start) + np.float64(step) * i).astype(compute)
+        down = (np.float64(end) - np.float64(step) * (compute(steps - 1) - i)).astype(compute)
+    else:
+        up = start + step * i
+        down = end - step * (compute(steps - 1) - i)
     return np.where(np.arange(steps) < max(steps // 2, 1), up, down), compute
 
 

@@ -13,9 +13,12 @@ Modules, in reading order:
     sparse.py     the primitives of sparse COO tensors (densify, sparse @ dense, coalesce)
     fft.py        the FFT primitives behind ember.fft (c2c, r2c, c2r)
     spectral.py   stft and istft, built from the FFT ops
+    special.py    torch.special's functions (numerics in _special_math.py)
+    sampling.py   the gamma, Dirichlet and binomial samplers behind ember.distributions
     nn/           the primitives behind ember.nn.functional (linear, conv, pooling, ...)
 """
-from . import (  # noqa: F401
+# ruff: noqa: F401
+from . import (
     _op,
     complex,
     copy,
@@ -25,8 +28,10 @@ from . import (  # noqa: F401
     nn,
     pointwise,
     reduce,
+    sampling,
     shape,
     sparse,
+    special,
     spectral,
 )
-from ._op import EXPORTS, REGISTRY  # noqa: F401
+from ._op import EXPORTS, REGISTRY

@@ -27,7 +27,7 @@ import numpy as np  # np.errstate, dtypes and Python-number casts only; kernels 
 from .. import _dtype as dt
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._op import defop, export
+from ._op import REGISTRY, defop, export
 
 _BOOL, _INT, _FLOAT, _COMPLEX = dt.BOOL, dt.INTEGER, dt.FLOATING, dt.COMPLEX
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -991,7 +991,15 @@ _operator("__mul__", _mul, _mul_scalar, mul)
 _operator("__rmul__", _mul, lambda number, tensor: _mul_scalar(tensor, number), mul,
           reflected=True)
 _operator("__truediv__", _div, _div_scalar, div)
-_operator("__rtruediv__", _div, _div, div, reflected=True)
+
+
+def _rdiv(number, tensor):
+    """`number / tensor` is `tensor.reciprocal() * number` in torch (Tensor.__rdiv__), which
+    rounds twice: 255 / x differs from a true division in the last bit."""
+    return REGISTRY["reciprocal"](tensor) * number
+
+
+_operator("__rtruediv__", _div, _rdiv, _rdiv, reflected=True)
 
 
 @_quiet

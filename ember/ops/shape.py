@@ -1309,8 +1309,11 @@ _flip = defop("flip", "none", lambda xp, a, *, dims: xp.flip(a, dims).copy(order
 
 
 @export(method=True)
-def flip(input, *dims):
-    """Reverse the order of elements along `dims`: a copy."""
+def flip(input, *args, dims=None):
+    """Reverse the order of elements along `dims` (given positionally or as dims=): a copy."""
+    if dims is not None and args:
+        raise TypeError("flip() got multiple values for argument 'dims'")
+    dims = args if dims is None else (dims,)
     return _flip(input, dims=wrap_dims(parse_size(dims, "dims"), input.ndim))
 
 

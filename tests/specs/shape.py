@@ -202,6 +202,8 @@ SPECS = [
     Spec("fliplr", lambda m, a: (a.fliplr(), m.flipud(a)), [(T(2, 3),), (T(3, 2, t=True),)],
          ops=["flip"]),
     Spec("flip_0d", lambda m, a: (a.flip(0), a.flip(())), [(T(),)], ops=["flip"]),
+    Spec("flip_dims_keyword", lambda m, a: (a.flip(dims=[1]), m.flip(a, dims=(0, -1))),
+         [(T(2, 3, 4),)], ops=["flip"]),
     Spec("roll", lambda m, a: (a.roll(1), a.roll(-2, 1), m.roll(a, (1, 2), (0, 1)),
                                a.roll([5, -1], [-1, -1])),
          [(T(3, 4),), (T(3, 4, t=True),), (T(0, 4),)]),
