@@ -64,6 +64,11 @@ def test_rrelu_slopes(dtype):
     assert_same(*both(run))
 
 
+def test_native_dropout():
+    data = np.random.default_rng(3).standard_normal((6, 7)).astype(np.float32)
+    assert_same(*both(lambda m: m.native_dropout(m.tensor(data), 0.35, True)))
+
+
 def test_dropout_modules_and_gradients():
     data = np.random.default_rng(1).standard_normal((8, 16)).astype(np.float32)
     results = []

@@ -9,7 +9,11 @@ Modules, in reading order:
     reduce.py     sum, mean, max, var, sort, cumsum, ...
     shape.py      views and reshaping: view, transpose, cat, split, ...
     index.py      indexing, gather/scatter, masked ops, nonzero
+    statistics.py quantile, cov, corrcoef, histograms, trapezoid, gradient
+    tensor_info.py  what is not math: numel, is_nonzero, resize_, set_, apply_, storage, ...
     linalg.py     matmul family, einsum, and ember.linalg's decompositions
+    factorizations.py  LU, LDL, Householder QR in LAPACK's packed form; matrix_exp
+    lowrank.py    randomized low-rank SVD and PCA
     sparse.py     the primitives of sparse COO tensors (densify, sparse @ dense, coalesce)
     fft.py        the FFT primitives behind ember.fft (c2c, r2c, c2r)
     spectral.py   stft and istft, built from the FFT ops
@@ -22,9 +26,11 @@ from . import (
     _op,
     complex,
     copy,
+    factorizations,
     fft,
     index,
     linalg,
+    lowrank,
     nn,
     pointwise,
     reduce,
@@ -33,5 +39,7 @@ from . import (
     sparse,
     special,
     spectral,
+    statistics,
+    tensor_info,
 )
 from ._op import EXPORTS, REGISTRY

@@ -29,12 +29,15 @@ _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING, complex:
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
 _observer = None  # set while a profiler or FLOP counter listens (autograd/_instrument.py)
+_autocast = None  # set while an autocast region is on (amp/autocast_mode.py): casts inputs
 
 
 def call(op, *args, **attrs):
     """`op(*args, **attrs)`: run `op` on tensors and Python scalars (this is `Op.__call__`)."""
     if _observer is not None:
         return _observer(op, args, attrs, None)
+    if _autocast is not None:
+        args = _autocast(op.name, args)
     # device: the common device of the tensor arguments (0-d CPU tensors may join any device)
     device = None
     first = None
@@ -88,6 +91,15 @@ def call(op, *args, **attrs):
     if wants_grad and _grad.grad_enabled and op.rule is not None:
         record(op, args, attrs, outputs, type(result) is tuple)
     return outputs if type(result) is tuple else outputs[0]
+
+
+def autocast_args(name, *tensors):
+    """`tensors` as op `name` gets them inside an autocast region (unchanged outside one), for
+    the public functions that check their operands' dtypes before the op runs (matmul,
+    linear, conv, ...): there the casts must come before the checks."""
+    if _autocast is None:
+        return tensors
+    return _autocast(name, tensors)
 
 
 def _wrap(r, out_np, device, xp):

@@ -42,7 +42,8 @@ from .pool import (
 
 __all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
            "native_channel_shuffle", "interpolate", "upsample", "upsample_nearest",
-           "upsample_bilinear", "grid_sample", "affine_grid"]
+           "upsample_bilinear", "grid_sample", "affine_grid", "GRID_SAMPLE_INTERPOLATION_MODES",
+           "GRID_SAMPLE_PADDING_MODES"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -684,3 +685,40 @@ def affine_grid(theta, size, align_corners=None):
     base = stack(columns, -1).reshape(math.prod(spatial), k + 1)
     grid = base @ theta.transpose(1, 2)                         # (N, P, k)
     return grid.reshape((size[0],) + spatial + (k,))
+
+
+# the codes torch's grid_sampler kernels take for grid_sample's modes
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+# the torch.* kernels behind grid_sample and affine_grid, with the modes as their codes
+_INTERPOLATION_NAMES = {code: name for name, code in GRID_SAMPLE_INTERPOLATION_MODES.items()}
+_PADDING_NAMES = {code: name for name, code in GRID_SAMPLE_PADDING_MODES.items()}
+
+
+def _grid_sampler(dims):
+    def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+        if dims is not None and input.ndim != dims + 2:
+            raise RuntimeError(f"grid_sampler(): expected {dims + 2}D input and grid with same "
+                               f"number of dimensions, but got input with sizes "
+                               f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
+        return grid_sample(input, grid, _INTERPOLATION_NAMES[interpolation_mode],
+                           _PADDING_NAMES[padding_mode], align_corners)
+    suffix = "" if dims is None else f"_{dims}d"
+    grid_sampler.__name__ = grid_sampler.__qualname__ = "grid_sampler" + suffix
+    grid_sampler.__doc__ = ("torch.grid_sampler" + suffix + ": F.grid_sample with the "
+                            "interpolation and padding modes as codes (GRID_SAMPLE_*_MODES).")
+    return grid_sampler
+
+
+for _dims in (None, 2, 3):
+    _fn = _grid_sampler(_dims)
+    export(_fn, name=_fn.__name__, function=True, method=False)
+
+
+@export
+def affine_grid_generator(theta, size, align_corners):
+    """torch.affine_grid_generator: F.affine_grid with align_corners required."""
+    return affine_grid(theta, size, align_corners)
+

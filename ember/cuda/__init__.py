@@ -9,21 +9,27 @@ a GPU, `is_available()` says False and `device_count()` 0, and the calls that ne
 a RuntimeError saying so.
 
 Random numbers: ember draws a GPU's samples on the host, from one host generator per GPU
-(`_generator.py`); `manual_seed` and friends here seed and save those, and leave the CPU
+(`_generator.py`); `manual_seed` and friends here seed and save those and leave the CPU
 stream alone, as torch's do. These streams are ember's own: only CPU streams equal torch's.
 
 Memory figures are CuPy's memory pool: `memory_allocated` counts bytes held by live arrays,
 `memory_reserved` what the pool holds from the driver, and `empty_cache` returns the unused part.
+Without a GPU they are 0, as torch's are. CuPy keeps no peak, so the `max_memory_*` figures
+raise NotImplementedError on a GPU (0 without one).
+
+`ember.cuda.amp` holds the deprecated spellings of `ember.amp.autocast("cuda")` and
+`GradScaler("cuda")`.
 
 Read next: docs/CUDA.md (how the GPU path is checked, and how fast it is).
 """
-from . import _backend, _device, _generator
+from .. import _backend, _device, _generator
 
-__all__ = ["is_available", "device_count", "current_device", "set_device", "get_device_name",
-           "get_device_capability", "synchronize", "manual_seed", "manual_seed_all", "seed",
+__all__ = ["is_available", "is_initialized", "device_count", "current_device", "set_device",
+           "device", "get_device_name", "get_device_capability", "get_device_properties",
+           "is_bf16_supported", "synchronize", "manual_seed", "manual_seed_all", "seed",
            "seed_all", "initial_seed", "get_rng_state", "set_rng_state", "get_rng_state_all",
-           "set_rng_state_all",
-           "memory_allocated", "memory_reserved", "empty_cache"]
+           "set_rng_state_all", "memory_allocated", "memory_reserved", "max_memory_allocated",
+           "max_memory_reserved", "reset_peak_memory_stats", "empty_cache", "amp"]
 
 
 def is_available():
@@ -31,7 +37,13 @@ def is_available():
     return _backend.cuda_available()
 
 
+def is_initialized():
+    """Whether the GPU is in use: ember starts CUDA (through CuPy) as soon as one is there."""
+    return is_available()
+
+
 def device_count():
+    """How many GPUs CuPy sees (0 without CuPy or a GPU)."""
     return _backend.cupy().cuda.runtime.getDeviceCount() if is_available() else 0
 
 
@@ -47,8 +59,38 @@ def set_device(device):
     _device.current_cuda_index = index
 
 
+class device:
+    """`with ember.cuda.device(1):` makes `'cuda'` mean GPU 1 inside the block."""
+
+    def __init__(self, device):
+        self.index = _index(device) if device is not None and device != -1 else None
+        self.previous = None
+
+    def __enter__(self):
+        if self.index is not None:
+            self.previous = current_device()
+            set_device(self.index)
+        return self
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            set_device(self.previous)
+        return False
+
+
 def get_device_name(device=None):
+    """The GPU's name, e.g. 'NVIDIA H200' (RuntimeError without a GPU)."""
     return _properties(device)["name"].decode()
+
+
+def get_device_properties(device=None):
+    """CuPy's property dict for the GPU (name, totalGlobalMem, major, minor, ...)."""
+    return _properties(device)
+
+
+def is_bf16_supported(including_emulation=True):
+    """bfloat16 on the GPU: compute capability 8.0 (Ampere) or later; False without a GPU."""
+    return is_available() and get_device_capability()[0] >= 8
 
 
 def get_device_capability(device=None):
@@ -126,17 +168,43 @@ def set_rng_state_all(new_states):
 
 
 def memory_allocated(device=None):
-    """Bytes held by live ember/CuPy arrays on the GPU."""
-    cp = _require()
+    """Bytes held by live ember/CuPy arrays on the GPU (0 without one)."""
+    if not is_available():
+        return 0
+    cp = _backend.cupy()
     with cp.cuda.Device(_index(device)):
         return cp.get_default_memory_pool().used_bytes()
 
 
 def memory_reserved(device=None):
-    """Bytes the memory pool holds from the driver (live arrays plus its cache)."""
-    cp = _require()
+    """Bytes the memory pool holds from the driver (live arrays plus its cache; 0 without a
+    GPU)."""
+    if not is_available():
+        return 0
+    cp = _backend.cupy()
     with cp.cuda.Device(_index(device)):
         return cp.get_default_memory_pool().total_bytes()
+
+
+def max_memory_allocated(device=None):
+    """The peak of `memory_allocated`: 0 without a GPU; CuPy's pool keeps no peak."""
+    return _no_peak("max_memory_allocated")
+
+
+def max_memory_reserved(device=None):
+    """The peak of `memory_reserved`: 0 without a GPU; CuPy's pool keeps no peak."""
+    return _no_peak("max_memory_reserved")
+
+
+def reset_peak_memory_stats(device=None):
+    """Start the peak figures afresh (nothing to do without a GPU)."""
+    _no_peak("reset_peak_memory_stats")
+
+
+def _no_peak(name):
+    if is_available():
+        raise NotImplementedError(f"ember.cuda.{name}: CuPy's memory pool keeps no peak figure")
+    return 0
 
 
 def empty_cache():
@@ -165,3 +233,6 @@ def _index(device):
 
 def _properties(device):
     return _require().cuda.runtime.getDeviceProperties(_index(device))
+
+
+from . import amp  # noqa: E402  (amp reads is_available)
