@@ -59,21 +59,35 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
 # dtype names as torch's bound checks print them (C++ type names)
 _C_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
             "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
+            "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+            "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "long unsigned int"}
+
+# The dtypes each of torch's CPU kernels is compiled for (its AT_DISPATCH lists): the float
+# kernels take the four standard floats, random_() and bernoulli_ every integer and float but
+# the wide unsigned ones, random_(from, to) those as well.
+_FLOATS = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64))
+_COMPLEX = frozenset((dt.complex64, dt.complex128))
+_NUMBERS = _FLOATS | frozenset((dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64))
+_WIDE_UNSIGNED = frozenset((dt.uint16, dt.uint32, dt.uint64))
+_FULL_RANGE = frozenset((dt.int64, dt.float32, dt.float64, dt.bfloat16))
 
 
 # ----------------------------------------------------------------------------------------------
 # helpers
 
 
-def _require_float(dtype, kernel):
-    if not dtype.is_floating_point:
+def _dispatch(dtype, supported, kernel):
+    """torch's error for a dtype its kernel `kernel` is not compiled for."""
+    if dtype not in supported:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name(dtype)}'")
+
+
+def _require_float(dtype, kernel):
+    _dispatch(dtype, _FLOATS, kernel)
 
 
 def _require_float_or_complex(dtype, kernel):
-    if not (dtype.is_floating_point or dtype.is_complex):
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name(dtype)}'")
+    _dispatch(dtype, _FLOATS | _COMPLEX, kernel)
 
 
 def _uniforms(g, n, dtype, low, high):
@@ -225,6 +239,7 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
     _check_size((n,))
     dtype = dt.int64 if dtype is None else dtype
+    _dispatch(dtype, _NUMBERS, "randperm")
     _check_permutation_fits(n, dtype)
     device = as_device(device)
     g = generator_for(device, generator)
@@ -234,8 +249,6 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
 def _check_permutation_fits(n, dtype):
     if dtype.category == dt.FLOATING:
         top = (1 << kernels._DIGITS[dtype.name]) + 1
-    elif dtype is dt.bool:
-        top = 2
     else:
         top = int(np.iinfo(dtype.np).max) + 1
     if n > top:
@@ -292,9 +305,10 @@ def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, 
 def _span(low, high, dtype):
     """(to - from, from) for random_(from, to) / randint, checked and adjusted as torch does:
     for floats, bounds move inwards to values that survive the cast to the dtype."""
+    _dispatch(dtype, _NUMBERS | _WIDE_UNSIGNED | {dt.bool} | _COMPLEX, "random_update_from_to")
     if dtype.is_complex:
-        raise NotImplementedError(f"\"random_from_to_kernel_cpu\" not implemented for "
-                                  f"'{dt.scalar_name(dtype)}'")
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
@@ -309,9 +323,11 @@ def _span(low, high, dtype):
 
 def _span_to_max(low, dtype):
     """random_(from) with no `to`: [from, the dtype's largest integer] (2**digits for floats)."""
+    _dispatch(dtype, _NUMBERS | _WIDE_UNSIGNED | {dt.bool} | _COMPLEX,
+              "random_from_to_range_calc")
     if dtype.is_complex:
-        raise NotImplementedError(f"\"random_from_to_kernel_cpu\" not implemented for "
-                                  f"'{dt.scalar_name(dtype)}'")
+        raise RuntimeError("random_from_to_impl handles only integral, floating-point and "
+                           "boolean types")
     if dtype.category == dt.FLOATING:
         top = 1 << kernels._DIGITS[dtype.name]
         low = _update_from(low, dtype)
@@ -350,6 +366,8 @@ def _check_in_range(low, high_inclusive, dtype):
         bounds = (builtins.float(info.min), builtins.float(info.max))
     elif dtype is dt.bool:
         bounds = (0, 1)
+    elif dtype is dt.uint64:
+        bounds = (0, (1 << 63) - 1)  # torch compares through int64
     else:
         bounds = (int(np.iinfo(dtype.np).min), int(np.iinfo(dtype.np).max))
     for value, what in ((low, "from"), (high_inclusive, "to - 1")):
@@ -619,7 +637,9 @@ def bernoulli_(self, p=0.5, *, generator=None):
         (p,) = _float_args(p)
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+        _dispatch(self.dtype, _NUMBERS | {dt.bool}, "bernoulli_scalar_cpu_")
         return _fill_(self, kernels.bernoulli_scalar, g, self.numel(), p)
+    _dispatch(self.dtype, _NUMBERS | {dt.bool}, "bernoulli_tensor_cpu_self_")
     if p.dtype is not dt.float64:
         _require_float(p.dtype, "bernoulli_tensor_cpu_p_")
     probs = _host(p)
@@ -656,21 +676,23 @@ def random_(self, *args, generator=None, **kwargs):
         span, base = _span(low, builtins.int(to), self.dtype)
         return _fill_(self, kernels.random_from_to, g, n, self.dtype, span, base)
     if low == -(1 << 63):
+        if self.dtype not in _FULL_RANGE:
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, "
+                               "double, float and bfloat16")
         return _fill_(self, kernels.random_full_range, g, n, self.dtype)
     span, base = _span_to_max(low, self.dtype)
     return _fill_(self, kernels.random_from_to, g, n, self.dtype, span, base)
 
 
 def _check_random_dtype(dtype):
-    if dtype not in dt.ALL_DTYPES or dtype.is_complex:
-        raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for "
-                                  f"'{dt.scalar_name(dtype)}'")
+    _dispatch(dtype, _NUMBERS | {dt.bool}, "random_kernel_cpu")
 
 
 @export(function=False, method=True)
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with exponential samples of rate `lambd` (mean 1 / lambd)."""
     _require_continuous(self, "Exponential")
+    _dispatch(self.dtype, _FLOATS, "exponential_cpu")
     (lambd,) = _float_args(lambd)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
@@ -691,8 +713,7 @@ def geometric_(self, p, *, generator=None):
     (p,) = _float_args(p)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    if self.dtype is dt.bool:
-        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    _dispatch(self.dtype, _NUMBERS, "geometric_cpu")
     g = _generator(self, generator)
     return _fill_(self, kernels.geometric, g, self.numel(), self.dtype, p)
 
@@ -715,5 +736,6 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     _require_continuous(self, "Cauchy")
+    _dispatch(self.dtype, _FLOATS, "cauchy_cpu")
     g = _generator(self, generator)
     return _fill_(self, kernels.cauchy, g, self.numel(), self.dtype, median, sigma)

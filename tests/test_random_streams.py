@@ -114,6 +114,46 @@ def test_complex(n, name):
     same_stream(draws)
 
 
+DTYPE_OPS = {
+    "rand": lambda m, d, g: m.rand(5, dtype=d, generator=g),
+    "randn": lambda m, d, g: m.randn(5, dtype=d, generator=g),
+    "randint": lambda m, d, g: m.randint(0, 5, (5,), dtype=d, generator=g),
+    "random_": lambda m, d, g: m.empty(5, dtype=d).random_(generator=g),
+    "random_(0, 5)": lambda m, d, g: m.empty(5, dtype=d).random_(0, 5, generator=g),
+    "random_(3, None)": lambda m, d, g: m.empty(5, dtype=d).random_(3, None, generator=g),
+    "bernoulli_": lambda m, d, g: m.empty(5, dtype=d).bernoulli_(0.5, generator=g),
+    "uniform_": lambda m, d, g: m.empty(5, dtype=d).uniform_(generator=g),
+    "normal_": lambda m, d, g: m.empty(5, dtype=d).normal_(generator=g),
+    "exponential_": lambda m, d, g: m.empty(5, dtype=d).exponential_(generator=g),
+    "geometric_": lambda m, d, g: m.empty(5, dtype=d).geometric_(0.5, generator=g),
+    "randperm": lambda m, d, g: m.randperm(5, dtype=d, generator=g),
+}
+
+
+@pytest.mark.parametrize("name", ["bool", "uint8", "int8", "uint16", "uint32", "uint64",
+                                  "float8_e4m3fn", "float8_e5m2", "complex64"])
+@pytest.mark.parametrize("op", list(DTYPE_OPS))
+def test_which_dtypes_each_kernel_takes(op, name):
+    """Each kernel takes the dtypes torch's is compiled for: the same draws, or the same
+    error."""
+    import warnings
+
+    outcomes = []
+    for lib in (torch, ember):
+        lib.manual_seed(0)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = DTYPE_OPS[op](lib, dtype(lib, name), None)
+            outcomes.append(bits(out))
+        except Exception as e:  # noqa: BLE001 -- the type is what is compared
+            outcomes.append(type(e))
+    if isinstance(outcomes[0], type):
+        assert outcomes[1] is outcomes[0]
+    else:
+        np.testing.assert_array_equal(outcomes[1], outcomes[0])
+
+
 @pytest.mark.parametrize("shape", [(0,), (2, 3), (4, 4), (3, 5, 7), ()])
 def test_shapes(shape):
     same_stream(lambda m, g: [m.rand(shape, generator=g), m.randn(shape, generator=g),
