@@ -254,8 +254,11 @@ class SWALR(LRScheduler):
             self._linear_anneal
 
     def state_dict(self):
+        """The scheduler's attributes without the optimizer and the annealing function (rebuilt from
+        `anneal_strategy` on load)."""
         return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "anneal_func")}
 
     def load_state_dict(self, state_dict):
+        """Restore the attributes saved by `state_dict` and rebuild the annealing function."""
         self.__dict__.update(state_dict)
         self._set_anneal_func(self._anneal_strategy)
