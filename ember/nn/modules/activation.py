@@ -307,6 +307,7 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Set every slope to `init` (0.25 by default)."""
         init.constant_(self.weight, self.init)
 
     def forward(self, input):

@@ -92,6 +92,8 @@ class RNNBase(Module):
         """A no-op: cuDNN's packed weight buffer does not exist here."""
 
     def reset_parameters(self):
+        """Draw every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), torch's
+        initialisation."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
@@ -120,6 +122,8 @@ class RNNBase(Module):
     # checks (torch's names and messages)
 
     def check_input(self, input, batch_sizes):
+        """Check the input's dtype (that of the weights, else ValueError), its number of dimensions
+        (2 when packed, 3 otherwise) and its last size (`input_size`), raising torch's errors."""
         weight_dtype = self._flat_weights[0].dtype
         if input.dtype != weight_dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
@@ -133,6 +137,8 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes):
+        """The shape the initial hidden state must have for `input`: (num_layers * directions,
+        batch, proj_size or hidden_size)."""
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
@@ -142,14 +148,18 @@ class RNNBase(Module):
         return (self.num_layers * directions, mini_batch, size)
 
     def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}"):
+        """Raise RuntimeError (with `msg`) unless `hx` has the expected shape."""
         if tuple(hx.size()) != tuple(expected_hidden_size):
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
 
     def check_forward_args(self, input, hidden, batch_sizes):
+        """Check the input and the initial hidden state before a forward."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def permute_hidden(self, hx, permutation):
+        """Reorder the batch dimension of the hidden state by `permutation` (for packed sequences
+        sorted by length); None leaves it as is."""
         return hx if permutation is None else hx.index_select(1, permutation)
 
     # ------------------------------------------------------------------------------------------
@@ -338,6 +348,8 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes):
+        """The shape the initial cell state must have for `input`: (num_layers * directions, batch,
+        hidden_size); never projected."""
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
@@ -346,6 +358,7 @@ class LSTM(RNNBase):
         return (self.num_layers * directions, mini_batch, self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes):
+        """Check the input and both initial states (h_0, c_0) before a forward."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
                                "Expected hidden[0] size {}, got {}")
@@ -353,6 +366,8 @@ class LSTM(RNNBase):
                                "Expected hidden[1] size {}, got {}")
 
     def permute_hidden(self, hx, permutation):
+        """Reorder the batch dimension of h and c (or of a single tensor) by `permutation`; None
+        leaves them as they are."""
         if permutation is None:
             return hx
         if isinstance(hx, tuple):
@@ -413,6 +428,8 @@ class RNNCellBase(Module):
         return s
 
     def reset_parameters(self):
+        """Draw every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), torch's
+        initialisation."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
