@@ -120,6 +120,7 @@ class AveragedModel(Module):
         self.use_buffers = use_buffers
 
     def forward(self, *args, **kwargs):
+        """Call the averaged copy of the model with the given arguments."""
         return self.module(*args, **kwargs)
 
     def _averaged_and_current(self, model):

@@ -153,6 +153,8 @@ class PoissonNLLLoss(_Loss):
         self.eps = eps
 
     def forward(self, log_input, target):
+        """The loss of `target` counts under a Poisson whose rate is `exp(log_input)`
+        (log_input=True) or `log_input` itself (log_input=False)."""
         return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
                                   eps=self.eps, reduction=self.reduction)
 
@@ -164,6 +166,12 @@ class GaussianNLLLoss(_Loss):
         self.eps = eps
 
     def forward(self, input, target, var):
+        """The negative log-likelihood of `target` under a Gaussian of mean `input` and variance
+        `var`.
+
+        `var` has `input`'s shape, or one fewer trailing size 1 dimension, or is broadcastable (one
+        variance for all); values are clamped to at least `eps` for stability, and a negative one
+        raises ValueError."""
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
                                    reduction=self.reduction)
 
@@ -184,6 +192,8 @@ class MarginRankingLoss(_Loss):
         self.margin = margin
 
     def forward(self, input1, input2, target):
+        """`max(0, -target * (input1 - input2) + margin)`: `target` (1 or -1) says which of
+        `input1`, `input2` should rank higher."""
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin,
                                      reduction=self.reduction)
 
@@ -194,6 +204,8 @@ class CosineEmbeddingLoss(_Loss):
         self.margin = margin
 
     def forward(self, input1, input2, target):
+        """From the cosine similarity `cos` of `input1` and `input2` along their feature dimension:
+        `1 - cos` where `target` is 1, `max(0, cos - margin)` where it is -1."""
         return F.cosine_embedding_loss(input1, input2, target, margin=self.margin,
                                        reduction=self.reduction)
 
@@ -233,6 +245,8 @@ class TripletMarginLoss(_Loss):
         self.swap = swap
 
     def forward(self, anchor, positive, negative):
+        """`max(d(anchor, positive) - d(anchor, negative) + margin, 0)` with d the p-norm distance
+        (with swap, the smaller of d(anchor, negative) and d(positive, negative) is used)."""
         return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
 
@@ -250,6 +264,8 @@ class TripletMarginWithDistanceLoss(_Loss):
         self.swap = swap
 
     def forward(self, anchor, positive, negative):
+        """`max(d(anchor, positive) - d(anchor, negative) + margin, 0)` with d the module's
+        `distance_function` (pairwise_distance by default)."""
         return F.triplet_margin_with_distance_loss(
             anchor, positive, negative, distance_function=self.distance_function,
             margin=self.margin, swap=self.swap, reduction=self.reduction)
@@ -262,6 +278,13 @@ class CTCLoss(_Loss):
         self.zero_infinity = zero_infinity
 
     def forward(self, log_probs, targets, input_lengths, target_lengths):
+        """The connectionist temporal classification loss of unaligned `targets` given per-step
+        `log_probs`.
+
+        `log_probs` is (T, N, C) (or unbatched (T, C)) log-softmax output; `targets` is (N, S)
+        padded or 1-D concatenated; `input_lengths` and `target_lengths` (N,) give each sample's
+        lengths. With zero_infinity, infinite losses (targets too long for their input) and their
+        gradients become zero."""
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
                           self.reduction, self.zero_infinity)
 

@@ -378,6 +378,12 @@ class LSTM(RNNBase):
         self.check_forward_args(input, states, batch_sizes)
 
     def forward(self, input, hx=None):
+        """Run the LSTM over a sequence; returns `(output, (h_n, c_n))`.
+
+        `input` is (L, N, H_in) (or (N, L, H_in) with batch_first, (L, H_in) unbatched, or a
+        PackedSequence, which gives a PackedSequence output); `hx` is `(h_0, c_0)`, zeros when None.
+        `output` holds the last layer's h_t for every step; h_n has proj_size features when
+        projections are on, c_n always hidden_size."""
         output, (h_n, c_n) = self._forward(input, None if hx is None else tuple(hx))
         return output, (h_n, c_n)
 
@@ -487,6 +493,8 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
+        """One step: the next hidden state from `input` (N, input_size) or (input_size,) and `hx`
+        (zeros when None)."""
         input, (h,), batched = self._prepare(input, hx, [hx])
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
@@ -504,6 +512,8 @@ class LSTMCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
+        """One step: returns `(h', c')` from `input` (N, input_size) or (input_size,) and `hx = (h,
+        c)` (zeros when None)."""
         states = [None, None] if hx is None else list(hx)
         input, (h, c), batched = self._prepare(input, hx, states)
         xw = F.linear(input, self.weight_ih, self._folded_bias())
@@ -520,6 +530,8 @@ class GRUCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
+        """One step: the next hidden state from `input` (N, input_size) or (input_size,) and `hx`
+        (zeros when None)."""
         input, (h,), batched = self._prepare(input, hx, [hx])
         xw = F.linear(input, self.weight_ih, self.bias_ih)
         out, _, _, _ = _ops._gru_layer(xw, h, self.weight_hh, self.bias_hh,
