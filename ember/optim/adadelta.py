@@ -30,6 +30,7 @@ class Adadelta(Optimizer):
     `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
     single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
     torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
         check.lr(lr)

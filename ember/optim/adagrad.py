@@ -30,6 +30,7 @@ class Adagrad(Optimizer):
     `foreach` and `fused` are accepted and kept in the param groups, but ember has one
     implementation (torch's single-tensor math), so they change nothing (fused=True with
     foreach=True raises, as in torch). differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None):

@@ -35,6 +35,7 @@ class Adam(Optimizer):
     implementation (torch's single-tensor math), so they change nothing (fused=True with
     foreach=True raises, as in torch). `capturable` is accepted and only decides, as in torch, where
     a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):

@@ -28,6 +28,7 @@ class Adamax(Optimizer):
     `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
     single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
     torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
         check.lr(lr)

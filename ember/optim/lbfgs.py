@@ -52,6 +52,7 @@ class LBFGS(Optimizer):
     `max_iter=20`, `max_eval=None` (max_iter * 5 // 4), `tolerance_grad=1e-7`,
     `tolerance_change=1e-9`, `history_size=100`, `line_search_fn=None` (or "strong_wolfe"). As in
     torch, only one parameter group is allowed (ValueError otherwise)."""
+
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
         check.lr(lr)

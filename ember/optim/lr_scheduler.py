@@ -122,6 +122,7 @@ class LRScheduler:
     step, so the optimizer holds the epoch-0 lr at once; with `last_epoch >= 0` (resuming) the
     groups must already have "initial_lr" (KeyError otherwise). A subclass implements `get_lr()`,
     and may add `_get_closed_form_lr()`, used when an epoch is given to `step`."""
+
     _get_lr_called_within_step = False
     _is_initial = False
 

@@ -36,6 +36,7 @@ class NAdam(Optimizer):
     `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
     single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
     torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     _scalar_state_keys = ("step", "mu_product")
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,

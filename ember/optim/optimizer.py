@@ -149,6 +149,7 @@ class Optimizer:
     either implements `_init_state` and `_update` (the math for one parameter; the base `step` walks
     the groups, counts `step` and runs the hooks), or overrides `step` itself, as a torch optimizer
     does."""
+
     # state entries that torch keeps as 0-d float32 tensors; old checkpoints held numbers
     _scalar_state_keys = ("step",)
 

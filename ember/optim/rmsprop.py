@@ -31,6 +31,7 @@ class RMSprop(Optimizer):
     `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
     single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
     torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):

@@ -31,6 +31,7 @@ class Rprop(Optimizer):
     `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
     single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
     torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         check.lr(lr)

@@ -29,6 +29,7 @@ class SGD(Optimizer):
     `foreach` and `fused` are accepted and kept in the param groups, but ember has one
     implementation (torch's single-tensor math), so they change nothing (fused=True with
     foreach=True raises, as in torch). differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):
