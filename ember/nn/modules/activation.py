@@ -156,26 +156,36 @@ class ReLU6(Hardtanh):
 
 
 class Sigmoid(Module):
+    """Apply `1 / (1 + exp(-x))` elementwise."""
+
     def forward(self, input):
         return input.sigmoid()
 
 
 class Tanh(Module):
+    """Apply the hyperbolic tangent elementwise."""
+
     def forward(self, input):
         return input.tanh()
 
 
 class LogSigmoid(Module):
+    """Apply `log(sigmoid(x)) = -softplus(-x)` elementwise, computed stably."""
+
     def forward(self, input):
         return F.logsigmoid(input)
 
 
 class Softsign(Module):
+    """Apply `x / (1 + |x|)` elementwise."""
+
     def forward(self, input):
         return F.softsign(input)
 
 
 class Tanhshrink(Module):
+    """Apply `x - tanh(x)` elementwise."""
+
     def forward(self, input):
         return F.tanhshrink(input)
 
