@@ -44,11 +44,17 @@ _recording = []  # profilers that are recording now (record_function reports to 
 
 
 class ProfilerActivity(enum.Enum):
+    """What `profile(activities=...)` records: CPU (the default), CUDA. ember times every op on the
+    host, so asking for CUDA only warns that kernels are not timed separately."""
+
     CPU = 0
     CUDA = 1
 
 
 class ProfilerAction(enum.Enum):
+    """What a `schedule` tells the profiler to do at a step: NONE (idle), WARMUP (profile, discard),
+    RECORD, RECORD_AND_SAVE (record, then call on_trace_ready)."""
+
     NONE = 0
     WARMUP = 1
     RECORD = 2
