@@ -166,7 +166,14 @@ class RNNBase(Module):
     # forward
 
     def forward(self, input, hx=None):
-        """(output, h_n) -- LSTM overrides this to carry (h, c)."""
+        """Run the RNN or GRU over a sequence; returns `(output, h_n)` (LSTM overrides this to
+        carry `(h, c)`).
+
+        `input` is (L, N, H_in) (or (N, L, H_in) with batch_first, (L, H_in) unbatched, or a
+        PackedSequence, which gives a PackedSequence output); `hx` is the initial hidden state
+        (num_layers * directions, N, hidden_size), zeros when None. `output` holds the last
+        layer's h_t for every step (both directions concatenated when bidirectional); h_n holds
+        every layer's final state."""
         output, (h_n,) = self._forward(input, None if hx is None else (hx,))
         return output, h_n
 
