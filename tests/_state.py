@@ -107,6 +107,9 @@ def _set_backend_flags(saved):
 
 EMBER_STATE = [
     ("ember default dtype", ember.get_default_dtype, ember.set_default_dtype),
+    ("ember distributions validate_args",
+     lambda: ember.distributions.Distribution._validate_args,
+     ember.distributions.Distribution.set_default_validate_args),
     ("ember default device", ember.get_default_device, ember.set_default_device),
     ("ember grad mode", _grad_state, _set_grad_state),
     ("ember anomaly mode", _anomaly, _set_anomaly),
@@ -136,7 +139,16 @@ def _torch_state(torch):
          torch.use_deterministic_algorithms),
         ("torch print options", lambda: dict(vars(torch._tensor_str.PRINT_OPTS)),
          lambda saved: vars(torch._tensor_str.PRINT_OPTS).update(saved)),
+        (TORCH_VALIDATE_ARGS, lambda: torch.distributions.Distribution._validate_args,
+         torch.distributions.Distribution.set_default_validate_args),
     ]
+
+
+# torch turns its distributions' argument validation off for the whole process the first time
+# its compiler runs (torch.compile, torch.cond...: dynamo's one-time patches), in whichever test
+# that happens: the guard puts it back without blaming the test.
+TORCH_VALIDATE_ARGS = "torch distributions validate_args"
+_RESTORED_QUIETLY = {TORCH_VALIDATE_ARGS}
 
 
 def _torch_device(torch):
@@ -172,7 +184,8 @@ def changed_since(before):
         old, _ = before[name]
         new = read()
         if new != old:
-            changed.append(f"{name} ({_difference(old, new)})")
+            if name not in _RESTORED_QUIETLY:
+                changed.append(f"{name} ({_difference(old, new)})")
             write(old)
     return changed
 
