@@ -48,6 +48,8 @@ from ._global_state import (are_deterministic_algorithms_enabled, get_determinis
                             set_flush_denormal, set_num_interop_threads, set_warn_always,
                             use_deterministic_algorithms)
 from . import random
+from .random import thread_safe_generator
+from . import quasirandom
 from ._storage import TypedStorage, UntypedStorage
 from . import _sparse
 from .serialization import load, save

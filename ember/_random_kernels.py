@@ -27,6 +27,9 @@ them in tensors. Words are 32-bit (`random()`) or 64-bit (`random64()`) draws:
     log_normal_      exp(one-at-a-time normals)       cauchy_      median + sigma tan(pi (u - 1/2))
                      (these four: unit doubles, libm, then cast to the dtype)
     poisson          Hoermann's transformed rejection (rate >= 10), else multiplying uniforms
+    gamma            Marsaglia and Tsang's squeeze (double normals and uniforms), per element
+    binomial         inversion (mean < 10) or Hoermann's BTRS (unit doubles), per element
+                     (these three: torch's serial loops, element after element, in Python)
     multinomial      with replacement: binary search of a cumulative sum per draw
     randperm         Fisher-Yates: position i swaps with i + (word % (n - i)) (all at once)
 
@@ -37,7 +40,7 @@ import math
 import numpy as np
 
 from . import _dtype as dt
-from ._random_math import box_muller_avx2, fma32, fma64, libm, libm_lgamma
+from ._random_math import box_muller_avx2, fma32, fma64, libm, libm_lgamma, libm_log1pf
 
 _F32 = np.float32
 _F64 = np.float64
@@ -275,31 +278,44 @@ def bernoulli_tensor(g, probs):
 # poisson: a rejection sampler, one element at a time (each takes a varying number of draws)
 
 
-class _Uniforms:
-    """Unit doubles handed out one by one, drawn in blocks; `finish` leaves the generator
-    exactly as many words further as were used."""
+class _Draws:
+    """Unit doubles and double normals handed out one by one, as torch's serial kernels draw
+    them (uniform_real_distribution<double>, normal_distribution<double> with the generator's
+    cached sine), from words drawn in blocks; `finish` leaves the generator exactly as many
+    words further as were used, and its normal cache as the last draw left it."""
 
     def __init__(self, g):
         self.g, self.start, self.values, self.used = g, g._engine.copy(), [], 0
+        self.cached = g._normal
 
-    def next(self):
+    def uniform(self):
         if self.used == len(self.values):
             self.values += unit_doubles(self.g, max(64, len(self.values))).tolist()
         self.used += 1
         return self.values[self.used - 1]
 
+    def normal(self):
+        if self.cached is not None:
+            z, self.cached = self.cached, None
+            return z
+        angle = _TWO_PI * self.uniform()
+        radius = math.sqrt(-2.0 * math.log1p(-self.uniform()))  # math: the C library's
+        self.cached = radius * math.sin(angle)
+        return radius * math.cos(angle)
+
     def finish(self):
         self.g._engine = self.start
         self.start.words(2 * self.used)
+        self.g._normal = self.cached
 
 
 def poisson(g, rates):
     """torch's sample_poisson for each rate (float64, flat); returns float64 counts."""
-    uniforms = _Uniforms(g)
+    draws = _Draws(g)
     try:
-        counts = [_poisson_one(rate, uniforms.next) for rate in rates.tolist()]
+        counts = [_poisson_one(rate, draws.uniform) for rate in rates.tolist()]
     finally:
-        uniforms.finish()
+        draws.finish()
     return np.array(counts, dtype=_F64)
 
 
@@ -336,6 +352,161 @@ def _poisson_rejection(rate, uniform):
         if (math.log(v) + math.log(inv_alpha) - math.log(a / (us * us) + b)
                 <= -rate + k * loglam - libm_lgamma(k + 1.0)):
             return k
+
+
+def gamma(g, alpha):
+    """torch's sample_gamma for each concentration of `alpha` (flat, float32 or float64: the
+    boost below alpha = 1 rounds in alpha's own type); returns the samples in that type,
+    at least its smallest normal number (NaN becomes it too, as std::max does)."""
+    narrow = alpha.dtype.type
+    tiny = float(np.finfo(narrow).tiny)
+    draws = _Draws(g)
+    try:
+        samples = [_gamma_one(a, narrow, draws) for a in alpha.tolist()]
+    finally:
+        draws.finish()
+    out = np.array(samples, dtype=_F64).astype(alpha.dtype)
+    return np.where(out > tiny, out, narrow(tiny))  # NaN > tiny is false
+
+
+def _gamma_one(alpha, narrow, draws):
+    """Marsaglia and Tsang's squeeze method, with torch's float constants (1/3, 0.0331 are
+    float literals even for double alpha) and its order of draws: a uniform for the boost,
+    then per try normals until 1 + c x > 0, then one uniform."""
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        scale *= _c_pow(1.0 - draws.uniform(), float(narrow(1.0) / narrow(alpha)))
+        alpha = float(narrow(alpha) + narrow(1.0))
+    d = float(narrow(narrow(alpha) - _THIRD_F32))
+    c = 1.0 / _c_sqrt(9.0 * d)
+    while True:
+        x = draws.normal()
+        y = 1.0 + c * x
+        while y <= 0:  # NaN leaves, as in C
+            x = draws.normal()
+            y = 1.0 + c * x
+        v = y * y * y
+        u = 1.0 - draws.uniform()
+        xx = x * x
+        if u < 1.0 - _SQUEEZE_F32 * xx * xx:
+            return scale * d * v
+        if _c_log(u) < 0.5 * xx + d * (1.0 - v + _c_log(v)):
+            return scale * d * v
+
+
+_THIRD_F32 = _F32(1.0) / _F32(3.0)
+_SQUEEZE_F32 = float(_F32(0.0331))
+
+
+def _c_log(x):
+    """The C library's log (Python's math.log is it) with C's answers outside its domain."""
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
+
+
+def _c_sqrt(x):
+    return math.sqrt(x) if x >= 0 else math.nan
+
+
+def _c_pow(base, exponent):
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        return math.inf
+    except ValueError:
+        return math.nan
+
+
+def binomial(g, count, prob):
+    """torch's sample_binomial for each (count, prob) pair (flat arrays of one float dtype,
+    whose own arithmetic the setup below rounds in); returns the counts in that dtype. A NaN
+    or infinite count gives NaN where torch's loop would not end."""
+    narrow = count.dtype.type
+    draws = _Draws(g)
+    try:
+        out = [_binomial_one(narrow(n), narrow(p), draws.uniform)
+               for n, p in zip(count.tolist(), prob.tolist())]
+    finally:
+        draws.finish()
+    return np.array(out, dtype=count.dtype)
+
+
+def _binomial_one(n, p, uniform):
+    """Inversion below a mean of 10, else BTRS; prob > 1/2 samples the failures."""
+    if n <= 0 or p <= 0:
+        return 0.0
+    if p >= 1:
+        return n
+    if not math.isfinite(n):
+        return math.nan
+    if p <= 0.5:
+        return _btrs(n, p, uniform) if n * p >= 10 else _inversion(n, p, uniform)
+    if p > 0.5:
+        q = type(p)(1.0 - float(p))
+        return n - (_btrs(n, q, uniform) if n * q >= 10 else _inversion(n, q, uniform))
+    return math.nan
+
+
+def _inversion(n, p, uniform):
+    """Count geometric waiting times (ceil(log U / log(1 - p))) until they pass n."""
+    log_q = float(libm_log1pf(-p) if isinstance(p, _F32) else math.log1p(-p))
+    total, successes, n = 0.0, 0, float(n)
+    while True:
+        total += float(np.ceil(_c_log(uniform()) / log_q))
+        if total > n:
+            return successes
+        successes += 1
+
+
+def _btrs(n, p, uniform):
+    """Hoermann's BTRS (1993) with torch's constants and roundings: the setup in the
+    count's type (`one` keeps float32 sums in float32), the rest in double."""
+    one = type(n)(1.0)
+    stddev = float(np.sqrt(n * p * (one - p)))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * float(p)
+    c = float(n * p) + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(p / (one - p))
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = float(np.floor((n + one) * p))
+    while True:
+        u = uniform() - 0.5
+        v = uniform()
+        us = 0.5 - abs(u)
+        if us == 0:  # u = -1/2: C's k is -inf, rejected below
+            continue
+        k = type(n)(math.floor((2 * a / us + b) * u + c))
+        if k < 0 or k > n:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = _c_log(v * alpha / (a / (us * us) + b))
+        left = float(n - k + one)
+        bound = ((m + 0.5) * _c_log((m + 1) / (r * (float(n) - m + 1)))
+                 + float(n + one) * _c_log((float(n) - m + 1) / left)
+                 + (float(k) + 0.5) * _c_log(r * left / float(k + one))
+                 + _stirling_tail(m) + _stirling_tail(float(n) - m)
+                 - _stirling_tail(float(k)) - _stirling_tail(float(n - k)))
+        if v <= bound:
+            return k
+
+
+_STIRLING_TAILS = (0.0810614667953272, 0.0413406959554092, 0.0276779256849983,
+                   0.02079067210376509, 0.0166446911898211, 0.0138761288230707,
+                   0.0118967099458917, 0.0104112652619720, 0.00925546218271273,
+                   0.00833056343336287)
+
+
+def _stirling_tail(k):
+    """log(k!) minus its Stirling approximation: tabulated to 9, a series beyond."""
+    if k <= 9:
+        return _STIRLING_TAILS[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
 
 
 # ----------------------------------------------------------------------------------------------

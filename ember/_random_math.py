@@ -15,8 +15,9 @@ Three things differ from plain NumPy:
   log1p ~7%). `libm(name, x)` calls Python's `math` functions (which are libm's) element by
   element, or NumPy's ufunc when a probe shows it equals libm on this machine (sin and cos
   usually do); log, the hot one (float64 normals), has a vectorised shortcut that is exact
-  for glibc (below). `libm_lgamma` is the C library's own lgamma, through ctypes (Python's
-  `math.lgamma` is CPython's implementation, not libm's).
+  for glibc (below). `libm_lgamma` and `libm_log1pf` are the C library's own lgamma and
+  float log1p, through ctypes (Python's `math.lgamma` is CPython's implementation, not
+  libm's, and `math` has no float functions).
 * AVX2 code. On x86 CPUs with AVX2, float32 normals come from a vectorised Box-Muller whose
   log, sin and cos are Julien Pommier's Cephes-derived polynomials (torch's `avx_mathfun.h`),
   with the multiply-adds GCC fuses. `box_muller_avx2` evaluates the same polynomials, in the
@@ -31,7 +32,8 @@ import math
 
 import numpy as np
 
-__all__ = ["fma32", "fma64", "libm", "libm_lgamma", "box_muller_avx2"]
+__all__ = ["fma32", "fma64", "libm", "libm_lgamma", "libm_log1pf", "torch_row_sums",
+           "box_muller_avx2"]
 
 _F32 = np.float32
 _F64 = np.float64
@@ -264,18 +266,55 @@ def _log_shortcut_holds():
     return known
 
 
-def _load_lgamma():
-    """The C library's lgamma (Python's math.lgamma is CPython's own)."""
-    name = ctypes.util.find_library("m")
+def _load_libm(name, ctype, fallback):
+    """The C library's scalar function `name` on `ctype`, or `fallback` without one."""
     try:
-        fn = ctypes.CDLL(name).lgamma
+        fn = getattr(ctypes.CDLL(ctypes.util.find_library("m")), name)
     except (OSError, AttributeError, TypeError):
-        return math.lgamma
-    fn.restype, fn.argtypes = ctypes.c_double, [ctypes.c_double]
+        return fallback
+    fn.restype, fn.argtypes = ctype, [ctype]
     return fn
 
 
-libm_lgamma = _load_lgamma()
+# lgamma: Python's math.lgamma is CPython's own; log1pf: the float overload torch's float32
+# binomial calls (math has only the double one)
+libm_lgamma = _load_libm("lgamma", ctypes.c_double, math.lgamma)
+libm_log1pf = _load_libm("log1pf", ctypes.c_float, lambda x: float(_F32(math.log1p(x))))
+
+
+# ----------------------------------------------------------------------------------------------
+# torch's order of additions in a sum over rows (what _sample_dirichlet normalises with)
+
+
+def torch_row_sums(x):
+    """Sums over the last axis of a float64 array, added in the order of torch's CPU sum
+    for contiguous rows (found by comparing sums with torch's): the row as vectors of 4,
+    accumulated in 4 vectors round-robin over whole groups of 4 vectors, leftover vectors into
+    the first, the 1-3 tail elements summed and added to lane 0, then the lanes in order.
+    Exact for rows shorter than 288 (longer ones add cascade levels not reproduced here)."""
+    n = x.shape[-1]
+    if n < 4:
+        return _sum_in_order([x[..., j] for j in range(n)])
+    vectors = [x[..., 4 * k:4 * k + 4] for k in range(n // 4)]
+    if len(vectors) >= 4:
+        whole = len(vectors) // 4 * 4
+        accumulators = vectors[:4]
+        for k in range(4, whole):
+            accumulators[k % 4] = accumulators[k % 4] + vectors[k]
+        for k in range(whole, len(vectors)):
+            accumulators[0] = accumulators[0] + vectors[k]
+        vectors = accumulators
+    lanes = _sum_in_order(vectors).copy()
+    if n % 4:
+        lanes[..., 0] += _sum_in_order([x[..., j] for j in range(n // 4 * 4, n)])
+    return _sum_in_order([lanes[..., j] for j in range(4)])
+
+
+def _sum_in_order(terms):
+    total = terms[0]
+    for term in terms[1:]:
+        total = total + term
+    return total
 
 
 # ----------------------------------------------------------------------------------------------

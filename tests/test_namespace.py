@@ -184,7 +184,6 @@ EXCLUDED = {
 # PENDING: owned by another branch (the integrator deletes entries as branches merge)
 
 _COMPLEX = "complex"
-_RANDOM = "random"
 _COMPAT = "compat"
 _DIST = "dist"
 _CORE = "names-core"
@@ -196,7 +195,6 @@ PENDING = {
     "torch": {
         **_group(_COMPLEX, """
             conj_physical_ view_as_complex_copy view_as_real_copy windows has_spectral"""),
-        **_group(_RANDOM, "quasirandom thread_safe_generator"),
         **_group(_COMPAT, """
             get_autocast_ipu_dtype get_autocast_xla_dtype is_autocast_ipu_enabled
             is_autocast_xla_enabled set_autocast_ipu_dtype set_autocast_ipu_enabled

@@ -32,9 +32,15 @@ class Dirichlet(ExponentialFamily):
                               self.event_shape)
 
     def rsample(self, sample_shape=()):
+        """torch's samples (those of `_sample_dirichlet`: double gammas, normalised, cast
+        back and kept within [tiny, the float below 1]); the gradient is the gamma draws'
+        implicit one, where torch uses its `_dirichlet_grad` approximation."""
         shape = self._extended_shape(sample_shape)
-        gammas = ember._standard_gamma(self.concentration.expand(shape))
-        return gammas / gammas.sum(-1, keepdim=True)
+        a = self.concentration.expand(shape)
+        gammas = ember._standard_gamma(a.double())
+        shares = (gammas / gammas.sum(-1, keepdim=True)).to(a.dtype)
+        info = ember.finfo(a.dtype)
+        return shares.clamp(info.tiny, 1 - info.eps / 2)
 
     def log_prob(self, value):
         if self._validate_args:

@@ -25,7 +25,9 @@ def _log_bessel_i(x, order):
 
 
 def _rejection_sample(loc, concentration, proposal_r, shape):
-    """Best & Fisher's algorithm, vectorised: every element draws until accepted."""
+    """Best & Fisher's algorithm, vectorised: every element draws until accepted. As in
+    torch, every round draws for all elements and an element accepted again takes the newer
+    value, so the same seed gives torch's samples."""
     x = ember.zeros(shape, dtype=loc.dtype, device=loc.device)
     done = ember.zeros(shape, dtype=ember.bool, device=loc.device)
     while not bool(done.all()):
@@ -34,8 +36,7 @@ def _rejection_sample(loc, concentration, proposal_r, shape):
         f = (1 + proposal_r * z) / (proposal_r + z)
         c = concentration * (proposal_r - f)
         accept = ((c * (2 - c) - u2) > 0) | ((c / u2).log() + 1 - c >= 0)
-        fresh = accept & ~done
-        x = ember.where(fresh, (u3 - 0.5).sign() * f.acos(), x)
+        x = ember.where(accept, (u3 - 0.5).sign() * f.acos(), x)
         done = done | accept
     return (x + math.pi + loc) % (2 * math.pi) - math.pi
 

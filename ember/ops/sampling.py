@@ -1,13 +1,18 @@
 """The samplers torch's distributions are built on: `_standard_gamma` (with its
 reparameterised gradient), `_standard_gamma_grad`, `_sample_dirichlet` and `binomial`.
 
-Their noise comes from ember's public random functions (`ember.rand`, `ember.randn`, with
-`generator=`), drawn in float64 and moved to the input's device; the transformations are
+On the CPU they draw torch's own numbers: `_random_kernels.gamma` and `.binomial` run torch's
+per-element rejection loops (Marsaglia & Tsang's squeeze method for gamma, alpha < 1 boosted
+as Gamma(alpha + 1) * U^(1/alpha); inversion or Hoermann's BTRS for binomial) in torch's
+order and roundings, one element after the other as torch's serial kernels do (a Python loop:
+about 10 us an element). `_sample_dirichlet` normalises double gammas, as torch does.
+
+On a GPU (whose streams are not torch's anyway) the noise comes from ember's public random
+functions (`ember.rand`, `ember.randn`, with `generator=`), and the transformations are
 vectorised rejection or splitting steps on raw arrays:
 
-    _standard_gamma   Marsaglia & Tsang's squeeze method (ACM TOMS 26, 2000) for alpha >= 1;
-                      alpha < 1 as Gamma(alpha + 1) * U^(1/alpha). Every pending element draws
-                      again until all are accepted (about 1.05 draws each).
+    _standard_gamma   every pending element draws again until all are accepted (about 1.05
+                      draws each).
     binomial          beta splitting (Knuth, TAOCP 3.4.1): the median order statistic of n
                       uniforms, a Beta draw, halves n each step; n <= 16 counts uniforms.
 
@@ -20,11 +25,16 @@ Read next: ../distributions/__init__.py.
 import numpy as np
 
 from .. import _dtype as dt
+from .. import _random_kernels as kernels
+from .._device import device as _device
+from .._generator import generator_for
 from .._random import rand, randn
+from .._random_math import torch_row_sums
 from . import _special_math as sm
 from ._op import defop, export
 
 _SMALL_COUNT = 16
+_CPU = _device("cpu")
 
 
 def _draw(xp, draw, size, generator):
@@ -66,6 +76,8 @@ def gamma_samples(xp, alpha, generator):
 
 
 def _standard_gamma_kernel(xp, a, *, generator):
+    if xp is np:  # torch's own draws, element by element
+        return kernels.gamma(generator_for(_CPU, generator), a.reshape(-1)).reshape(a.shape)
     tiny = dt.finfo(dt._BY_NUMPY[a.dtype]).tiny
     flat = xp.asarray(a, dtype=xp.float64).reshape(-1)
     x = gamma_samples(xp, flat, generator).reshape(a.shape).astype(a.dtype)
@@ -100,7 +112,9 @@ _standard_gamma_op = defop("_standard_gamma", "same", _standard_gamma_kernel,
 
 
 def _check_floating(name, input):
-    if not input.dtype.is_floating_point:
+    """torch's kernels take floating dtypes, and on the CPU only float32 and float64."""
+    cpu_only_wide = input.device.type == "cpu" and input.dtype not in (dt.float32, dt.float64)
+    if not input.dtype.is_floating_point or cpu_only_wide:
         raise NotImplementedError(f"\"{name}\" not implemented for "
                                   f"'{dt.scalar_name(input.dtype)}'")
 
@@ -109,7 +123,7 @@ def _check_floating(name, input):
 def _standard_gamma(input, generator=None):
     """Gamma(input, 1) samples, differentiable in `input` (the implicit reparameterisation
     gradient); at least the dtype's smallest normal number, as in torch."""
-    _check_floating("standard_gamma", input)
+    _check_floating("gamma_cpu", input)
     return _standard_gamma_op(input, generator=generator)
 
 
@@ -120,10 +134,20 @@ def _standard_gamma_grad(input, output):
 
 
 def _dirichlet_kernel(xp, a, *, generator):
-    tiny = dt.finfo(dt._BY_NUMPY[a.dtype]).tiny
-    gammas = gamma_samples(xp, xp.asarray(a, dtype=xp.float64).reshape(-1), generator)
-    gammas = xp.maximum(gammas.reshape(a.shape), tiny)
-    return (gammas / gammas.sum(axis=-1, keepdims=True)).astype(a.dtype)
+    info = dt.finfo(dt._BY_NUMPY[a.dtype])
+    if xp is np:  # torch's draws: double gammas of the concentrations cast to double
+        flat = a.reshape(-1).astype(np.float64)
+        gammas = kernels.gamma(generator_for(_CPU, generator), flat).reshape(a.shape)
+        totals = torch_row_sums(gammas)[..., None]
+    else:
+        gammas = gamma_samples(xp, xp.asarray(a, dtype=xp.float64).reshape(-1), generator)
+        gammas = xp.maximum(gammas.reshape(a.shape), np.finfo(np.float64).tiny)
+        totals = gammas.sum(axis=-1, keepdims=True)
+    shares = (gammas / totals).astype(a.dtype)
+    # torch's std::min/std::max clamp into [tiny, the float below 1]; NaN becomes tiny
+    below_one = np.nextafter(a.dtype.type(1), a.dtype.type(0))
+    shares = xp.where(shares > info.tiny, shares, a.dtype.type(info.tiny))
+    return xp.where(shares < below_one, shares, below_one)
 
 
 def _not_implemented(name):
@@ -145,7 +169,12 @@ def _sample_dirichlet(input, generator=None):
 
 
 def _binomial_kernel(xp, count, prob, *, generator):
-    """Binomial(count, prob) samples by beta splitting, then counting uniforms."""
+    """Binomial(count, prob) samples: torch's draws on the CPU; on a GPU by beta splitting,
+    then counting uniforms."""
+    if xp is np:
+        p = np.broadcast_to(prob, count.shape).reshape(-1)
+        return kernels.binomial(generator_for(_CPU, generator), count.reshape(-1),
+                                p).reshape(count.shape)
     n = xp.floor(xp.maximum(xp.asarray(count, dtype=xp.float64), 0)).reshape(-1)
     p = xp.broadcast_to(xp.asarray(prob, dtype=xp.float64), count.shape).reshape(-1).copy()
     total = xp.zeros_like(n)

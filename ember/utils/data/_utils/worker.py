@@ -49,11 +49,16 @@ MP_STATUS_CHECK_INTERVAL = 1.0
 @dataclasses.dataclass(frozen=True)
 class WorkerInfo:
     """What `get_worker_info()` returns inside a worker: its `id` (0 .. num_workers-1),
-    `num_workers`, its `seed` and `dataset`, this process's copy of the dataset."""
+    `num_workers`, its `seed` and `dataset`, this process's copy of the dataset.
+
+    `rng` and `worker_method` are torch's fields for thread workers (a thread's own
+    generators); ember's workers are processes, so they stay None and "multiprocessing"."""
     id: int
     num_workers: int
     seed: int
     dataset: object
+    rng: object = None
+    worker_method: str = "multiprocessing"
 
 
 _worker_info = None
