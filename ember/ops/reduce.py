@@ -33,6 +33,7 @@ from .._tensor import Tensor
 from .._utils import wrap_dim, wrap_dims
 from ..autograd.grad_mode import is_grad_enabled
 from ._op import defop, export
+from .shape import _expand
 
 # ----------------------------------------------------------------------------------------------
 # helpers
@@ -150,7 +151,7 @@ def _unreduce(g, shape, dims, keepdim):
     no reshape op first, one dispatched op fewer in each such backward."""
     if not keepdim and dims and dims != tuple(range(len(dims))):
         g = g.reshape([1 if i in dims else n for i, n in enumerate(shape)])
-    return g.expand(shape)
+    return _expand(g, shape=tuple(shape))  # the op itself: these shapes need no checking
 
 
 def _evenly(g, a, out, dims, keepdim, nan_aware=False):
