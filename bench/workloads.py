@@ -133,6 +133,44 @@ def overhead_backward(lib, chain=100):
     return step
 
 
+def _tiny_loop(lib, backward, loops=100):
+    """The issue's tiny-op loop: `c = (a * b + a).sum()` on 16-element leaves that require
+    grad, a fresh graph each iteration, dropped (or walked by `backward`) before the next.
+    Unlike the chains above it pays each op's graph teardown, and the leaves' gradient
+    accumulation when `backward`."""
+    a = lib.ones(16, requires_grad=True)
+    b = lib.full((16,), 0.5, requires_grad=True)
+
+    def step():
+        for _ in range(loops):
+            c = (a * b + a).sum()
+            if backward:
+                c.backward()
+    step.ops_per_step = 3 * loops  # mul, add, sum (backward's work is counted in theirs)
+    return step
+
+
+def tiny_forward(lib):
+    """Tiny-op loop, graph recorded and dropped each iteration."""
+    return _tiny_loop(lib, backward=False)
+
+
+def tiny_backward(lib):
+    """Tiny-op loop with `.backward()` each iteration."""
+    return _tiny_loop(lib, backward=True)
+
+
+def tiny_no_grad(lib):
+    """Tiny-op loop under `no_grad`: argument parsing, dispatch and result wrapping only."""
+    forward = _tiny_loop(lib, backward=False)
+
+    def step():
+        with lib.no_grad():
+            forward()
+    step.ops_per_step = forward.ops_per_step
+    return step
+
+
 # ----------------------------------------------------------------------------------------------
 # sequence models
 
@@ -284,4 +322,7 @@ WORKLOADS = {
     "gpt_inference": gpt_inference,
     "overhead_forward": overhead_forward,
     "overhead_backward": overhead_backward,
+    "tiny_forward": tiny_forward,
+    "tiny_backward": tiny_backward,
+    "tiny_no_grad": tiny_no_grad,
 }

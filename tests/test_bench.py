@@ -20,6 +20,20 @@ def test_time_workloads_reports_medians_ratios_and_their_range(monkeypatch):
         assert 0 < low <= high
 
 
+def test_tiny_op_loops_time_per_op_in_both_libraries(monkeypatch):
+    """The issue's loop `(a * b + a).sum()` with grad recorded, with backward, and under
+    no_grad: three ops an iteration, timed per op."""
+    from bench.run import time_workloads
+    from bench.workloads import WORKLOADS
+
+    monkeypatch.setenv("OMP_NUM_THREADS", str(torch.get_num_threads()))
+    names = ["tiny_forward", "tiny_backward", "tiny_no_grad"]
+    rows = time_workloads(names, rounds=1, repeats=1, device="cpu")
+    assert [(r["workload"], r["unit"]) for r in rows] == [(n, "us/op") for n in names]
+    assert all(r["ember"] > 0 and r["torch"] > 0 for r in rows)
+    assert {WORKLOADS[n](torch).ops_per_step for n in names} == {300}
+
+
 def test_blas_kernels_script_times_every_shape_under_each_kernel_set():
     """bench/blas_kernels.py switches OpenBLAS's kernels back and forth in one process."""
     import os

