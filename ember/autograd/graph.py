@@ -200,8 +200,22 @@ def save_output(t, name_current_history=True):
     """Not the Tensor itself: it points at the node, and the node must not point back. A weak
     reference lets a version error name the tensor's current history, as torch does for ops
     (for custom Functions torch names the Function: name_current_history=False)."""
+    if type(t) is not Tensor:  # a vmap's BatchedTensor: its `_data` is one sample's view
+        return save_tensor(t)
     ref = weakref.ref(t) if name_current_history else None
     return (t._data, t._vc, t._vc.value, t._output_nr, t._device, ref)
+
+
+def resave_outputs(node, outputs):
+    """Keep `node`'s saved outputs as the tensors themselves (a reference cycle the garbage
+    collector breaks): forward-mode AD attached tangents to them after the node saved them,
+    and a backward pass under that level must see the tangents."""
+    if node._saved:
+        for i, (kind, _) in enumerate(node.op.saves):
+            if kind == "out":
+                node._saved[i] = tuple(save_tensor(t) for t in outputs)
+            elif kind == "workspace":
+                node._saved[i] = tuple(save_tensor(t) for t in outputs[1:])
 
 
 def unpack_saved(value, node):
