@@ -45,6 +45,19 @@ class _Linear:
 
 
 LINEAR = _Linear()
+
+
+class _Elementwise:
+    """The jvp rule of an elementwise op (each output element depends only on the input
+    elements at its position): its Jacobian is diagonal, so J v is the backward rule applied to
+    v -- conjugated around it for complex numbers, whose backward rules conjugate the
+    derivative (ops/_op.py publishes it as ELEMENTWISE)."""
+
+    def __repr__(self):
+        return "ELEMENTWISE"
+
+
+ELEMENTWISE = _Elementwise()
 FALLBACKS = collections.Counter()  # op name -> outputs whose tangent came from two VJPs
 _public = []  # the levels entered through this module (torch allows one at a time)
 
@@ -137,18 +150,42 @@ def output_tangents(op, args, attrs, tangents, outputs, multi):
     """One tangent (or None) per output of `op(*args)`, given the inputs' tangents."""
     rule = op.jvp_rule
     if rule is None:
-        if op.rule is None or not op.differentiable:
+        if not op.differentiable or not any(o._dtype.category >= dt.FLOATING for o in outputs):
             return (None,) * len(outputs)
+        if op.rule is None:
+            raise NotImplementedError(f"forward-mode AD of {op.name}: the op has neither a jvp "
+                                      "rule nor a backward rule")
         FALLBACKS[op.name] += 1
         found = _by_two_vjps(op, args, attrs, tangents, outputs, multi)
     else:
-        if rule is LINEAR:
+        if rule is ELEMENTWISE:
+            found = _elementwise(op, args, attrs, tangents, outputs[0])
+        elif rule is LINEAR:
             found = op(*_tangents_in_place_of(args, tangents), **attrs)
         else:
             found = rule(*named_values(op, op.jvp_needs, args, attrs, outputs, multi, tangents))
         if not multi:
             found = (found,)
     return tuple(_fit_tangent(t, out) for t, out in zip(found, outputs))
+
+
+def _elementwise(op, args, attrs, tangents, out):
+    """J v for an elementwise op: the sum over inputs with a tangent of the backward rule's
+    gradient for that input, given the tangent (broadcast to the output) as the gradient."""
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        only = tuple(j == i for j in range(len(tangents)))
+        values = named_values(op, op.saves, args, attrs, (out,), False, only)
+        g = t.expand(out.shape) if t._data.shape != out._data.shape else t
+        part = _conj(op.rule(_conj(g), *values)[i])
+        total = part if total is None else total + part
+    return total
+
+
+def _conj(t):
+    return t.conj() if t._dtype.category == dt.COMPLEX else t
 
 
 def _tangents_in_place_of(args, tangents):
@@ -166,6 +203,8 @@ def _fit_tangent(t, out):
     output's shape (a tangent that came from a broadcast operand), in the output's dtype."""
     if t is None or out._dtype.category < dt.FLOATING:
         return None
+    if t._dtype.category == dt.COMPLEX and out._dtype.category != dt.COMPLEX:
+        t = t.real  # a real function of complex inputs: its derivative is the real part
     if t._data.shape != out._data.shape:
         t = t.expand(out.shape)
     if t._dtype is not out._dtype:

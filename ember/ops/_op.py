@@ -24,8 +24,10 @@ reads: name | promotion kind | kernel | rule (torch keeps the same pairing in de
   the inputs' tangents, named by input with a `_t` suffix (`a_t`, `b_t`; `tangents` for a
   variadic op), each None when that input has no tangent; it may ask for the same saved names
   as the backward rule (`a`, `out`, attributes, ...). `jvp=LINEAR` says the op is linear in its
-  tensor inputs, so the tangent is the op itself applied to the tangents. An op without one
-  gets its tangent from two backward passes (autograd/forward_ad.py), counted.
+  floating tensor inputs, so the tangent is the op itself applied to the tangents;
+  `jvp=ELEMENTWISE` that it is elementwise, so the tangent is its backward rule applied to the
+  tangents. An op without one gets its tangent from two backward passes
+  (autograd/forward_ad.py), counted.
 * The **batching rule** (`@x.batch`, or `batch=` in the row) runs the op under `vmap`:
   `rule(op, args, batched, attrs)` gets the inputs with every batched tensor's batch dim at the
   front (`batched[i]` says which), and returns the result(s) with the batch dim at the front
@@ -43,9 +45,9 @@ Read next: `_dispatch.py`, which runs an Op.
 import inspect
 from types import MethodType
 
-from ..autograd.forward_ad import LINEAR
+from ..autograd.forward_ad import ELEMENTWISE, LINEAR
 
-__all__ = ["Op", "defop", "op", "export", "REGISTRY", "EXPORTS", "LINEAR"]
+__all__ = ["Op", "defop", "op", "export", "REGISTRY", "EXPORTS", "LINEAR", "ELEMENTWISE"]
 
 PROMOTIONS = ("same", "arith", "float", "compare", "none")
 
@@ -119,9 +121,10 @@ class Op:
         return self
 
     def jvp(self, rule):
-        """Attach the forward-mode rule (usable as a decorator, or LINEAR); returns the Op."""
-        if rule is LINEAR:
-            self.jvp_rule, self.jvp_needs = LINEAR, ()
+        """Attach the forward-mode rule (a decorator, or LINEAR / ELEMENTWISE); returns the
+        Op."""
+        if rule is LINEAR or rule is ELEMENTWISE:
+            self.jvp_rule, self.jvp_needs = rule, ()
             return self
         needs = []
         for name in inspect.signature(rule).parameters:

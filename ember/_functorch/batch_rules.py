@@ -1,0 +1,154 @@
+"""The batching rules many ops share; an op module names one beside each op (`batch=`).
+
+A batching rule runs an op once on a whole batch (see vmap.py):
+
+    rule(op, values, batched, attrs) -> the result(s), batch dim first
+
+`values` are the op's arguments with every batched tensor's batch dim at the front; `batched`
+says which ones are (the others are the same for every sample: captured tensors, numbers).
+The rules below cover the common layouts:
+
+    pointwise        elementwise ops: the sample dims are aligned from the right by inserting
+                     size-1 dims after the batch dim; unbatched operands broadcast as they are
+    leading          ops that treat leading dims as independent (matrix ops on the last two
+                     dims, layer norm, padding, linear): the batch dim is one more of them
+    dims("dim", ..)  ops whose attributes name dims: each is shifted by one (`sum(dim=1)`
+                     runs as `sum(dim=2)`); unbatched tensor arguments are expanded
+    sizes("shape")   ops whose attributes are shapes (view, expand): the batch size is
+                     prepended
+    fold             ops on (N, C, ...) inputs (convolution, pooling): the batch is folded
+                     into N and unfolded from every result
+
+The attribute rules (`dims`, `sizes`) can also `translate` attributes alone, which the
+backward of a view (`view_scatter`) uses to place gradients in a batched buffer.
+
+Read next: the rules beside the ops (ops/*.py), then `eager_transforms.py`.
+"""
+__all__ = ["pointwise", "leading", "dims", "sizes", "fold", "size_of", "logical_ndim", "pad",
+           "as_batched", "all_batched", "shift"]
+
+
+def size_of(values, batched):
+    """The batch size: dim 0 of any batched value."""
+    for v, b in zip(values, batched):
+        if b:
+            return v.shape[0]
+    raise AssertionError("a batching rule ran without a batched argument")
+
+
+def logical_ndim(v, is_batched):
+    """The number of dims of one sample of `v`."""
+    return v.ndim - 1 if is_batched else v.ndim
+
+
+def pad(v, ndim):
+    """Batched `v` with size-1 dims inserted after the batch dim, to `ndim` sample dims."""
+    missing = ndim - (v.ndim - 1)
+    if missing <= 0:
+        return v
+    shape = tuple(v.shape)
+    return v.reshape(shape[:1] + (1,) * missing + shape[1:])
+
+
+def as_batched(v, is_batched, size):
+    """`v` with a batch dim in front: itself when batched, else expanded (no copy)."""
+    return v if is_batched else v.expand((size,) + tuple(v.shape))
+
+
+def all_batched(values, batched):
+    """Every tensor argument batched (unbatched ones expanded); other values kept."""
+    from .._tensor import Tensor
+
+    size = size_of(values, batched)
+    return [as_batched(v, b, size) if isinstance(v, Tensor) else v
+            for v, b in zip(values, batched)]
+
+
+def shift(d):
+    """A sample dim (or tuple of dims) as a dim of the batch."""
+    if d is None:
+        return None
+    if isinstance(d, (tuple, list)):
+        return tuple(x + 1 for x in d)
+    return d + 1
+
+
+def pointwise(op, values, batched, attrs):
+    """Elementwise ops: batched operands get size-1 dims after the batch dim so that every
+    operand's sample dims line up from the right, as broadcasting expects."""
+    from .._tensor import Tensor
+
+    ndim = max(logical_ndim(v, b) for v, b in zip(values, batched) if isinstance(v, Tensor))
+    aligned = [pad(v, ndim) if b else v for v, b in zip(values, batched)]
+    return op(*aligned, **attrs)
+
+
+def leading(op, values, batched, attrs):
+    """Ops whose leading dims are independent: the batch is one more leading dim of the first
+    argument. Other batched tensor arguments run once per sample."""
+    if any(batched[1:]):
+        from .vmap import per_sample
+
+        return per_sample(op, values, batched, attrs)
+    return op(*values, **attrs)
+
+
+class _AttrRule:
+    """A rule that rewrites attributes only: `translate(attrs, batched)` gives the attributes
+    of the op on the batch (so other rules can reuse the mapping)."""
+
+    def __call__(self, op, values, batched, attrs):
+        return op(*all_batched(values, batched), **self.translate(attrs, size_of(values,
+                                                                                 batched)))
+
+    def translate(self, attrs, size):
+        raise NotImplementedError
+
+
+class dims(_AttrRule):
+    """Shift the named dim attributes by one; unbatched tensor arguments are expanded."""
+
+    def __init__(self, *names):
+        self.names = names
+
+    def translate(self, attrs, size):
+        return {k: shift(v) if k in self.names else v for k, v in attrs.items()}
+
+
+class sizes(_AttrRule):
+    """Prepend the batch size to the named shape attributes (and shift named dims)."""
+
+    def __init__(self, *names, dims=()):
+        self.names = names
+        self.dim_names = dims
+
+    def translate(self, attrs, size):
+        out = {}
+        for k, v in attrs.items():
+            if k in self.names:
+                v = (size,) + tuple(v)
+            elif k in self.dim_names:
+                v = shift(v)
+            out[k] = v
+        return out
+
+
+def fold(op, values, batched, attrs):
+    """Ops on (N, C, ...) inputs: a batch of them is (B * N, C, ...). Only the first argument
+    may be batched (other batched arguments run once per sample)."""
+    if any(batched[1:]):
+        from .vmap import per_sample
+
+        return per_sample(op, values, batched, attrs)
+    x = values[0]
+    size, n = x.shape[0], x.shape[1]
+    folded = x.reshape((size * n,) + tuple(x.shape[2:]))
+    result = op(folded, *values[1:], **attrs)
+    return unfold(result, size)
+
+
+def unfold(result, size):
+    """Results of a folded op, (B * N, ...) -> (B, N, ...)."""
+    if type(result) is tuple:
+        return tuple(unfold(r, size) for r in result)
+    return result.reshape((size, result.shape[0] // size) + tuple(result.shape[1:]))
