@@ -75,5 +75,7 @@ from . import signal
 from ._windows import (bartlett_window, blackman_window, hamming_window, hann_window,
                        kaiser_window)
 from . import cuda, nn, optim, profiler, sparse
+from . import func  # torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, ...
+from .func import vmap  # torch.vmap
 
 __version__ = "0.1.0"

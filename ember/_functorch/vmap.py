@@ -26,6 +26,7 @@ Nested vmaps are levels over levels: an inner BatchedTensor's value is an outer 
 Read next: `batch_rules.py`, then `eager_transforms.py`.
 """
 import collections
+import contextlib
 import functools
 
 import numpy as np
@@ -192,6 +193,7 @@ class VmapLevel(levels.Level):
     def __init__(self, size, randomness):
         self.size = size
         self.randomness = randomness
+        self.untracked = set()  # ids of unbatched leaves only a transform inside wants grads of
 
     def process(self, op, args, attrs, target):
         if target is not None:
@@ -213,7 +215,11 @@ class VmapLevel(levels.Level):
         flags = []
         for x in args:
             mine = isinstance(x, Tensor) and x._batch_level == index
-            values.append(x._value if mine else x)
+            if mine:
+                x = x._value
+            elif self.untracked and isinstance(x, Tensor) and id(x) in self.untracked:
+                x = _without_history(x)
+            values.append(x)
             flags.append(mine)
         return values, tuple(flags)
 
@@ -243,6 +249,31 @@ class VmapLevel(levels.Level):
         if recording:
             _record_inplace(op, target, batched(old, self.index), args, attrs)
         return target
+
+
+def _without_history(t):
+    alias = t.detach()
+    if t._tangents:
+        alias._tangents = dict(t._tangents)
+    return alias
+
+
+@contextlib.contextmanager
+def untracked_in_vmaps(tensors):
+    """While the block runs, the active vmaps give their batching rules detached aliases of
+    these unbatched leaves: only a transform inside the vmaps (func.grad) differentiates with
+    respect to them, on the graph recorded on the BatchedTensors, so recording the batched
+    values' graph too would be wasted work."""
+    ids = {id(t) for t in tensors
+           if not isinstance(t, BatchedTensor) and t.grad_fn is None and t._requires_grad}
+    vmaps = [lv for lv in levels.active.values() if isinstance(lv, VmapLevel)]
+    for level in vmaps:
+        level.untracked |= ids
+    try:
+        yield
+    finally:
+        for level in vmaps:
+            level.untracked -= ids
 
 
 def _any_requires_grad(args):
