@@ -58,6 +58,19 @@ class _Elementwise:
 
 
 ELEMENTWISE = _Elementwise()
+
+
+class _Multilinear:
+    """The jvp rule of an op that is linear in each floating tensor input on its own (a
+    product: mm, matmul, einsum, ...): its tangent is the sum, over the inputs with a tangent,
+    of the op with that input replaced by its tangent (ops/_op.py publishes it as
+    MULTILINEAR)."""
+
+    def __repr__(self):
+        return "MULTILINEAR"
+
+
+MULTILINEAR = _Multilinear()
 FALLBACKS = collections.Counter()  # op name -> outputs whose tangent came from two VJPs
 _public = []  # the levels entered through this module (torch allows one at a time)
 
@@ -160,6 +173,8 @@ def output_tangents(op, args, attrs, tangents, outputs, multi):
     else:
         if rule is ELEMENTWISE:
             found = _elementwise(op, args, attrs, tangents, outputs[0])
+        elif rule is MULTILINEAR:
+            found = _multilinear(op, args, attrs, tangents)
         elif rule is LINEAR:
             found = op(*_tangents_in_place_of(args, tangents), **attrs)
         else:
@@ -181,6 +196,15 @@ def _elementwise(op, args, attrs, tangents, out):
         g = t.expand(out.shape) if t._data.shape != out._data.shape else t
         part = _conj(op.rule(_conj(g), *values)[i])
         total = part if total is None else total + part
+    return total
+
+
+def _multilinear(op, args, attrs, tangents):
+    total = None
+    for i, t in enumerate(tangents):
+        if t is not None:
+            part = op(*args[:i], t, *args[i + 1:], **attrs)
+            total = part if total is None else total + part
     return total
 
 

@@ -26,7 +26,7 @@ reads: name | promotion kind | kernel | rule (torch keeps the same pairing in de
   as the backward rule (`a`, `out`, attributes, ...). `jvp=LINEAR` says the op is linear in its
   floating tensor inputs, so the tangent is the op itself applied to the tangents;
   `jvp=ELEMENTWISE` that it is elementwise, so the tangent is its backward rule applied to the
-  tangents. An op without one gets its tangent from two backward passes
+  tangents; `jvp=MULTILINEAR` that it is a product, linear in each input on its own. An op without one gets its tangent from two backward passes
   (autograd/forward_ad.py), counted.
 * The **batching rule** (`@x.batch`, or `batch=` in the row) runs the op under `vmap`:
   `rule(op, args, batched, attrs)` gets the inputs with every batched tensor's batch dim at the
@@ -45,9 +45,10 @@ Read next: `_dispatch.py`, which runs an Op.
 import inspect
 from types import MethodType
 
-from ..autograd.forward_ad import ELEMENTWISE, LINEAR
+from ..autograd.forward_ad import ELEMENTWISE, LINEAR, MULTILINEAR
 
-__all__ = ["Op", "defop", "op", "export", "REGISTRY", "EXPORTS", "LINEAR", "ELEMENTWISE"]
+__all__ = ["Op", "defop", "op", "export", "REGISTRY", "EXPORTS", "LINEAR", "ELEMENTWISE",
+           "MULTILINEAR"]
 
 PROMOTIONS = ("same", "arith", "float", "compare", "none")
 
@@ -123,7 +124,7 @@ class Op:
     def jvp(self, rule):
         """Attach the forward-mode rule (a decorator, or LINEAR / ELEMENTWISE); returns the
         Op."""
-        if rule is LINEAR or rule is ELEMENTWISE:
+        if rule is LINEAR or rule is ELEMENTWISE or rule is MULTILINEAR:
             self.jvp_rule, self.jvp_needs = rule, ()
             return self
         needs = []
