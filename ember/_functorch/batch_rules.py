@@ -10,10 +10,14 @@ The rules below cover the common layouts:
 
     pointwise        elementwise ops: the sample dims are aligned from the right by inserting
                      size-1 dims after the batch dim; unbatched operands broadcast as they are
+    same_shape       elementwise kernels that want operands of one shape (fused backward
+                     kernels): as pointwise, then every operand expanded to the full shape
     leading          ops that treat leading dims as independent (matrix ops on the last two
                      dims, layer norm, padding, linear): the batch dim is one more of them
     dims("dim", ..)  ops whose attributes name dims: each is shifted by one (`sum(dim=1)`
                      runs as `sum(dim=2)`); unbatched tensor arguments are expanded
+    aligned("dim")   both: operands lined up as for pointwise ops, then dims shifted
+                     (softmax's backward, cross products)
     sizes("shape")   ops whose attributes are shapes (view, expand): the batch size is
                      prepended
     fold             ops on (N, C, ...) inputs (convolution, pooling): the batch is folded
@@ -24,7 +28,7 @@ backward of a view (`view_scatter`) uses to place gradients in a batched buffer.
 
 Read next: the rules beside the ops (ops/*.py), then `eager_transforms.py`.
 """
-__all__ = ["pointwise", "leading", "dims", "sizes", "fold", "size_of", "logical_ndim", "pad",
+__all__ = ["pointwise", "same_shape", "leading", "dims", "aligned", "sizes", "fold", "size_of", "logical_ndim", "pad",
            "as_batched", "all_batched", "shift"]
 
 
@@ -83,6 +87,28 @@ def pointwise(op, values, batched, attrs):
     return op(*aligned, **attrs)
 
 
+def same_shape(op, values, batched, attrs):
+    """As `pointwise`, with every tensor operand expanded to the common shape (no copy)."""
+    from .._tensor import Tensor
+
+    ndim = max(logical_ndim(v, b) for v, b in zip(values, batched) if isinstance(v, Tensor))
+    aligned = [pad(v, ndim) if b else v for v, b in zip(values, batched)]
+    shape = _broadcast_shape([tuple(v.shape) for v in aligned if isinstance(v, Tensor)])
+    full = [v.expand(shape) if isinstance(v, Tensor) and tuple(v.shape) != shape else v
+            for v in aligned]
+    return op(*full, **attrs)
+
+
+def _broadcast_shape(shapes):
+    ndim = max(len(s) for s in shapes)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s, ndim - len(s)):
+            if n != 1:
+                out[i] = n
+    return tuple(out)
+
+
 def leading(op, values, batched, attrs):
     """Ops whose leading dims are independent: the batch is one more leading dim of the first
     argument. Other batched tensor arguments run once per sample."""
@@ -113,6 +139,18 @@ class dims(_AttrRule):
 
     def translate(self, attrs, size):
         return {k: shift(v) if k in self.names else v for k, v in attrs.items()}
+
+
+class aligned(dims):
+    """Line the operands up as `pointwise` does, then shift the named dims (which count the
+    dims of the broadcast sample shape)."""
+
+    def __call__(self, op, values, batched, attrs):
+        from .._tensor import Tensor
+
+        ndim = max(logical_ndim(v, b) for v, b in zip(values, batched) if isinstance(v, Tensor))
+        lined_up = [pad(v, ndim) if b else v for v, b in zip(values, batched)]
+        return super().__call__(op, lined_up, batched, attrs)
 
 
 class sizes(_AttrRule):

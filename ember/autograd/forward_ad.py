@@ -194,8 +194,10 @@ def _elementwise(op, args, attrs, tangents, out):
         only = tuple(j == i for j in range(len(tangents)))
         values = named_values(op, op.saves, args, attrs, (out,), False, only)
         g = t.expand(out.shape) if t._data.shape != out._data.shape else t
-        part = _conj(op.rule(_conj(g), *values)[i])
-        total = part if total is None else total + part
+        part = op.rule(_conj(g), *values)[i]
+        if part is not None:  # None: the output does not move with this input
+            part = _conj(part)
+            total = part if total is None else total + part
     return total
 
 
@@ -259,8 +261,8 @@ def named_values(op, needs, args, attrs, outputs, multi, tangents):
             values.append(tuple(args))
         elif kind == "shapes":
             values.append(tuple(_meta(x, "shape") for x in args))
-        else:  # needs_input_grad: the inputs a tangent flows from
-            values.append(tuple(t is not None for t in tangents))
+        else:  # needs_input_grad: the inputs a tangent flows from (or given as bools)
+            values.append(tuple(t is not None and t is not False for t in tangents))
     return values
 
 
@@ -309,6 +311,18 @@ def _fit_gradient(g, x):
             g = g.real
         g = g.to(x._dtype)
     return g
+
+
+def is_active():
+    """Whether some dual level is active (tangents may be flowing)."""
+    return any(isinstance(level, DualLevel) for level in levels.active.values())
+
+
+def rules_must_differentiate():
+    """Whether a backward rule must be written in differentiable ops rather than one fused
+    backward kernel: under create_graph (grad mode on), or while a dual level is active, when
+    the rule may run on tensors with tangents (forward-over-reverse, as in func.hessian)."""
+    return grad_mode.state.grad_enabled or is_active()
 
 
 # ----------------------------------------------------------------------------------------------

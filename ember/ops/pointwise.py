@@ -1623,6 +1623,8 @@ _unary("signbit", "none",
 # (batch_rules.pointwise) -- unless a row gave it rules of its own
 
 
+for _op in (_tanh_backward, _sigmoid_backward, _threshold_backward):  # fused: one shape only
+    _op.batch(batch_rules.same_shape)
 for _op in list(REGISTRY.values())[_FIRST_OP:]:
     if _op.jvp_rule is None and _op.rule is not None:
         _op.jvp(ELEMENTWISE)

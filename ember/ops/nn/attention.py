@@ -21,7 +21,7 @@ import warnings
 
 from ... import _dtype as dt
 from ..._parallel import row_split
-from ...autograd import grad_mode
+from ...autograd.forward_ad import rules_must_differentiate
 from .._op import op
 from .activation import _softmax_backward, _sum_along
 
@@ -54,7 +54,7 @@ def _safe_softmax(xp, a, hide):
 @_safe_softmax.grad
 def _safe_softmax(g, out):
     # softmax's gradient, which gives fully masked rows (out = 0) a zero gradient as it is
-    if grad_mode.is_grad_enabled():
+    if rules_must_differentiate():
         return out * (g - (g * out).sum(-1, keepdim=True)), None
     return _softmax_backward(g, out, dim=out.ndim - 1), None
 

@@ -42,6 +42,7 @@ from ... import _dtype as dt
 from ..._parallel import blocks, parallel_map, row_split
 from ..._tensor import Size
 from ...autograd import grad_mode
+from ...autograd.forward_ad import rules_must_differentiate
 from .._op import export, op
 from ..shape import cat
 
@@ -153,7 +154,7 @@ def _layer_norm(xp, a, weight, bias, *, ndim, eps):
 @_layer_norm.grad
 def _layer_norm(g, a, weight, ndim, eps, needs_input_grad):
     needs = needs_input_grad
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return _spread(_layer_norm_backward(g, a, weight, ndim=ndim, eps=eps, needs=needs),
                        needs)
     axes = _last_axes(a, ndim)
@@ -246,7 +247,7 @@ def _group_norm(xp, a, weight, bias, *, groups, eps):
 @_group_norm.grad
 def _group_norm(g, a, weight, groups, eps, needs_input_grad):
     needs = needs_input_grad
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return _spread(_group_norm_backward(g, a, weight, groups=groups, eps=eps, needs=needs),
                        needs)
     grouped = _groups_view(a.shape, groups)
@@ -396,7 +397,7 @@ def _batch_norm(xp, a, weight, bias, running_mean, running_var, *, training, mom
 @_batch_norm.grad
 def _batch_norm(g, a, weight, running_mean, running_var, training, eps, needs_input_grad):
     needs = needs_input_grad[:3]
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return _spread(_batch_norm_backward(g, a, weight, running_mean, running_var,
                                             training=training, eps=eps, needs=needs),
                        needs) + (None, None)
@@ -489,7 +490,7 @@ def _rms_norm(xp, a, weight, *, ndim, eps):
 @_rms_norm.grad
 def _rms_norm(g, a, weight, ndim, eps, needs_input_grad):
     needs = needs_input_grad
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return _spread(_rms_norm_backward(g, a, weight, ndim=ndim, eps=eps, needs=needs), needs)
     axes = _last_axes(a, ndim)
     rstd = ((a * a).mean(axes, keepdim=True) + eps).rsqrt()
