@@ -21,6 +21,7 @@ import heapq
 
 from .._dtype import COMPLEX
 from .._tensor import Tensor
+from .._functorch import levels as _levels
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, edge_of
 
@@ -334,8 +335,10 @@ def _add(buffers, node, nr, g, owned, fresh):
         slots[nr] = g
     else:
         owned = True  # a sum is a new array
-        if _grad.grad_enabled or old._data.ndim == 0:
-            slots[nr] = old + g  # dispatch also turns NumPy's 0-d sum (a scalar) into an array
+        if _grad.grad_enabled or old._data.ndim == 0 or _levels.active:
+            # dispatch also turns NumPy's 0-d sum (a scalar) into an array; under vmap or
+            # forward-mode AD the sum must be an op (batched tensors, tangents)
+            slots[nr] = old + g
         else:
             slots[nr] = Tensor._make(old._data + g._data, device=g._device)
     if owned:

@@ -23,6 +23,7 @@ import itertools
 import weakref
 
 from .._dtype import FLOATING
+from .._functorch import levels as _levels
 from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
 
@@ -145,10 +146,12 @@ class AccumulateGrad(Node):
         if var.grad is None:
             if owned or g._requires_grad:
                 var.grad = g
+            elif _levels.active:  # a batched gradient or one with tangents: copied as a tensor
+                var.grad = g.clone()
             else:
                 var.grad = Tensor._make(g._data.copy(), device=g._device)
-        elif g._requires_grad or var.grad._requires_grad:
-            var.grad = var.grad + g  # create_graph: keep the sum differentiable
+        elif g._requires_grad or var.grad._requires_grad or _levels.active:
+            var.grad = var.grad + g  # create_graph (or a transform): keep the sum an op
         else:
             var.grad._data += g._data
         if var._post_acc_hooks:
