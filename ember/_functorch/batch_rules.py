@@ -28,8 +28,8 @@ backward of a view (`view_scatter`) uses to place gradients in a batched buffer.
 
 Read next: the rules beside the ops (ops/*.py), then `eager_transforms.py`.
 """
-__all__ = ["pointwise", "same_shape", "leading", "dims", "aligned", "sizes", "fold", "size_of", "logical_ndim", "pad",
-           "as_batched", "all_batched", "shift"]
+__all__ = ["pointwise", "same_shape", "leading", "dims", "aligned", "sizes", "fold", "size_of",
+           "logical_ndim", "pad", "as_batched", "all_batched", "shift"]
 
 
 def size_of(values, batched):
@@ -171,18 +171,37 @@ class sizes(_AttrRule):
         return out
 
 
-def fold(op, values, batched, attrs):
-    """Ops on (N, C, ...) inputs: a batch of them is (B * N, C, ...). Only the first argument
-    may be batched (other batched arguments run once per sample)."""
-    if any(batched[1:]):
-        from .vmap import per_sample
+class fold:
+    """Ops on (N, C, ...) inputs (convolution, pooling): the batch is folded into N -- a
+    (B, N, C, ...) batch runs as (B * N, C, ...) -- and unfolded from every result. `inputs`
+    are the positions of the (N, ...) tensors (None: all; unbatched ones are expanded; other
+    tensors must be shared by the samples, else the op runs per sample); `shapes` name
+    attributes holding such a tensor's shape, whose N is multiplied by B."""
 
-        return per_sample(op, values, batched, attrs)
-    x = values[0]
-    size, n = x.shape[0], x.shape[1]
-    folded = x.reshape((size * n,) + tuple(x.shape[2:]))
-    result = op(folded, *values[1:], **attrs)
-    return unfold(result, size)
+    def __init__(self, inputs=(0,), shapes=()):
+        self.inputs = inputs
+        self.shapes = shapes
+
+    def __call__(self, op, values, batched, attrs):
+        from .._tensor import Tensor
+
+        inputs = range(len(values)) if self.inputs is None else self.inputs
+        if any(b for k, b in enumerate(batched) if k not in inputs):
+            from .vmap import per_sample
+
+            return per_sample(op, values, batched, attrs)
+        size = size_of(values, batched)
+        values = list(values)
+        for k in inputs:
+            if isinstance(values[k], Tensor):
+                v = as_batched(values[k], batched[k], size)
+                values[k] = v.reshape((size * v.shape[1],) + tuple(v.shape[2:]))
+        attrs = {k: _times_batch(v, size) if k in self.shapes else v for k, v in attrs.items()}
+        return unfold(op(*values, **attrs), size)
+
+
+def _times_batch(shape, size):
+    return (shape[0] * size,) + tuple(shape[1:])
 
 
 def unfold(result, size):

@@ -1122,7 +1122,7 @@ def _prelu_batch(op, values, batched, attrs):
         from ..._functorch.vmap import per_sample
 
         return per_sample(op, values, batched, attrs)
-    return batch_rules.fold(op, values, batched, attrs)
+    return batch_rules.fold()(op, values, batched, attrs)
 
 
 for _op in (_hardtanh, _threshold, _leaky_relu, _elu, _celu, _softplus, _softshrink,

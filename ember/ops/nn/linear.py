@@ -6,6 +6,7 @@ the gradients that are needed.
 
 Read next: the other families in this package.
 """
+from ..._functorch import batch_rules
 from .._op import export, op
 
 __all__ = ["linear", "bilinear"]
@@ -59,3 +60,34 @@ def bilinear(input1, input2, weight, bias=None):
     out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
 
+
+# ----------------------------------------------------------------------------------------------
+# forward mode and vmap (see ops/_op.py). linear is linear in x and in the weight, plus the
+# bias. Batched inputs are more leading dims (one GEMM still); per-sample weights (a vmap over
+# models) make it one batched matmul.
+
+
+def _linear_jvp(x_t, weight_t, bias_t, x, weight):
+    total = _linear(x_t, weight, None) if x_t is not None else None
+    if weight_t is not None:
+        part = _linear(x, weight_t, None)
+        total = part if total is None else total + part
+    if bias_t is not None:
+        total = bias_t if total is None else total + bias_t
+    return total
+
+
+def _linear_batch(op, values, batched, attrs):
+    x, weight, bias = values
+    if not batched[1] and not batched[2]:
+        return _linear(x, weight, bias)
+    from ..linalg import _product
+
+    size = batch_rules.size_of(values, batched)
+    out = _product(x, batch_rules.as_batched(weight, batched[1], size).mT, (batched[0], True))
+    if bias is not None:
+        out = out + (batch_rules.pad(bias, out.ndim - 1) if batched[2] else bias)
+    return out
+
+
+_linear.jvp(_linear_jvp).batch(_linear_batch)
