@@ -49,14 +49,27 @@ _RANDOMNESS = ("error", "different", "same")
 class _SampleData(np.ndarray):
     """The `_data` of a BatchedTensor: a view of its first sample, for the code that reads a
     tensor's shape, dtype or strides. Its values stand for one sample of many, so computing
-    with them raises: code that reads values outside the ops does not support vmap."""
+    with them raises -- code that reads values outside the ops does not support vmap -- save
+    for a reduction of the whole array to one number (`int(index.min())`, a range check),
+    which is answered for all the samples together (`_batch` is the whole batch)."""
+
+    _batch = None
+
+    def __array_finalize__(self, obj):
+        self._batch = None  # a view of a sample view is not one sample of `_batch`
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "reduce" and ufunc in _WHOLE and kwargs.get("axis") is None \
+                and len(inputs) == 1 and self._batch is not None and "out" not in kwargs:
+            return getattr(ufunc, method)(self._batch, axis=None, **_without(kwargs, "axis"))
         raise _values_read()
 
     def __array_function__(self, func, types, args, kwargs):
         if func in _METADATA:
             return func._implementation(*args, **kwargs)
+        if func in _WHOLE_FUNCTIONS and len(args) == 1 and kwargs.get("axis") is None \
+                and self._batch is not None:
+            return func(self._batch, **kwargs)
         raise _values_read()
 
     def __getitem__(self, key):
@@ -73,12 +86,12 @@ class _SampleData(np.ndarray):
 
 
 _METADATA = {np.shape, np.ndim, np.size, np.result_type}
+_WHOLE = {np.minimum, np.maximum, np.logical_or, np.logical_and}
+_WHOLE_FUNCTIONS = {np.min, np.max, np.amin, np.amax, np.any, np.all}
 
 
-def _values_read():
-    return RuntimeError("vmap: this function reads the values of a batched tensor outside ember's "
-                        "ops (for example to check them, or through NumPy), which vmap does not "
-                        "support yet; call it outside vmap, or per sample")
+def _without(kwargs, name):
+    return {k: v for k, v in kwargs.items() if k != name}
 
 
 def _sample_view(array):
@@ -86,7 +99,9 @@ def _sample_view(array):
     if array.shape[0] == 0:
         return _empty_sample(array)
     if isinstance(array, np.ndarray):
-        return np.ndarray.__getitem__(array, (0, Ellipsis)).view(_SampleData)
+        sample = np.ndarray.__getitem__(array, (0, Ellipsis)).view(_SampleData)
+        sample._batch = array
+        return sample
     return array[0, ...]  # CuPy arrays: no guard
 
 
@@ -326,6 +341,15 @@ def per_sample(op, values, flags, attrs):
     if type(results[0]) is tuple:
         return tuple(stack([r[i] for r in results]) for i in range(len(results[0])))
     return stack(results)
+
+
+def all_samples(t):
+    """The tensor holding every sample of `t` (t itself outside vmap), for library code whose
+    one check over all samples gives each sample the right answer (is there a NaN anywhere,
+    so that the exact slower path must be taken)."""
+    while isinstance(t, BatchedTensor):
+        t = t._value
+    return t
 
 
 def level_of(t):

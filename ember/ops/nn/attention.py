@@ -22,6 +22,7 @@ import warnings
 from ... import _dtype as dt
 from ..._parallel import row_split
 from ...autograd.forward_ad import rules_must_differentiate
+from ..._functorch import batch_rules
 from .._op import op
 from .activation import _softmax_backward, _sum_along
 
@@ -454,3 +455,8 @@ def _merge_padding_mask(attn_mask, key_padding_mask, bsz, num_heads, src_len):
     padding = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1) \
         .reshape(bsz * num_heads, 1, src_len)
     return padding if attn_mask is None else attn_mask + padding
+
+
+# vmap (see ops/_op.py): a softmax over the last dim with a broadcast mask -- elementwise
+# alignment does; the tangent comes from the backward rule
+_safe_softmax.batch(batch_rules.same_shape)

@@ -40,7 +40,9 @@ import numpy as np  # window tables are small host arrays built from Python ints
 from ... import _creation
 from ... import _dtype as dt
 from ..._parallel import row_split
-from .._op import export, op
+from ..._functorch import batch_rules
+from ..._functorch.vmap import all_samples
+from .._op import LINEAR, export, op
 from .conv import _add_windows, _out_size, _padded
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
@@ -338,7 +340,8 @@ def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode,
              all(d == 1 for d in dilation) and all(lo == 0 and hi <= 0 for lo, hi in pairs))
     if tiled:
         values = _tiled_max_pool(input, kernel=kernel)[0]
-        if not bool(values.isnan().any()):  # NaNs: the general path picks torch's last NaN
+        # NaNs: the general path picks torch's last NaN (under vmap: NaNs in any sample)
+        if not bool(all_samples(values).isnan().any()):
             return (values.squeeze(0) if unbatched else values), None
     values, indices = _max_pool(input, kernel=kernel, stride=stride, padding=pairs,
                                 dilation=dilation)
@@ -755,3 +758,19 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)
+
+
+# ----------------------------------------------------------------------------------------------
+# forward mode and vmap (see ops/_op.py). Window sums and their adjoint are linear; max pools
+# take their tangents from their rules (the tangent at the picked element). Every op here works
+# on (N, C, *spatial): a batch folds into N.
+
+for _op in (_window_sum, _window_sum_backward):
+    _op.jvp(LINEAR)
+for _op in (_max_pool, _adaptive_max_pool, _window_sum, _tiled_max_pool):
+    _op.batch(batch_rules.fold())
+_window_sum_backward.batch(batch_rules.fold(shapes=("input_shape",)))
+_max_unpool.batch(batch_rules.fold(inputs=(0, 1)))
+_tiled_backward.batch(batch_rules.fold(inputs=None, shapes=("input_shape",)))
+_tiled_pick.batch(batch_rules.fold(inputs=None))
+del _op

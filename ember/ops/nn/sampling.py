@@ -27,7 +27,8 @@ import numpy as np  # index and weight tables are small host arrays, computed li
 
 from ... import _creation
 from ... import _dtype as dt
-from .._op import export, op
+from ..._functorch import batch_rules
+from .._op import LINEAR, export, op
 from ..pointwise import where
 from ..shape import stack
 from .conv import _add_windows, _padded
@@ -646,3 +647,9 @@ def affine_grid(theta, size, align_corners=None):
     base = stack(columns, -1).reshape(math.prod(spatial), k + 1)
     grid = base @ theta.transpose(1, 2)                         # (N, P, k)
     return grid.reshape((size[0],) + spatial + (k,))
+
+
+# forward mode and vmap (see ops/_op.py): im2col and col2im are linear; both take (N, ...)
+for _op in (_unfold, _fold):
+    _op.jvp(LINEAR).batch(batch_rules.fold())
+del _op
