@@ -598,8 +598,14 @@ def _spaced(start, end, steps, dtype):
         start, end = compute(builtins.int(start)), compute(builtins.int(end))
     i = np.arange(steps).astype(compute)
     step = (end - start) / compute(steps - 1) if steps > 1 else compute(0)
-    up = start + step * i
-    down = end - step * (compute(steps - 1) - i)
+    if compute is np.float32:
+        # torch's vectorised kernel computes start + step * i as one fused multiply-add; a
+        # float32 product is exact in float64, so adding there and rounding once matches it
+        up = (np.float64(start) + np.float64(step) * i).astype(compute)
+        down = (np.float64(end) - np.float64(step) * (compute(steps - 1) - i)).astype(compute)
+    else:
+        up = start + step * i
+        down = end - step * (compute(steps - 1) - i)
     return np.where(np.arange(steps) < max(steps // 2, 1), up, down), compute
 
 
@@ -747,3 +753,23 @@ def legacy_constructor(cls, args, device, dtype):
     if cls is not Tensor:
         t = cls._make(t._data, device=t.device)
     return t
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """empty(size) whose memory runs through the dims in the order `physical_layout` (its
+    first dim outermost): empty_permuted((N, C, H, W), (0, 2, 3, 1)) is channels-last."""
+    size = _size((size,), "empty_permuted")
+    order = tuple(physical_layout)
+    if len(order) != len(size):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    if sorted(order) != list(builtins.range(len(size))):
+        raise RuntimeError("Duplicate dim not allowed")
+    physical = empty(tuple(size[d] for d in order), dtype=dtype, layout=layout, device=device,
+                     requires_grad=False, pin_memory=pin_memory)
+    inverse = sorted(builtins.range(len(order)), key=order.__getitem__)
+    result = physical.permute(inverse)
+    return result.requires_grad_() if requires_grad else result
+

@@ -13,6 +13,11 @@ complex alone takes the complex type of the default float dtype. complex32 (`cha
 dtype for promotion and for reading checkpoints, but NumPy has no half-precision complex type,
 so making a tensor of it raises.
 
+Two families have no promotion at all, as in torch: the wide unsigned integers (uint16,
+uint32, uint64) promote only with themselves and with floats, and the 8-bit floats (float8_*,
+from ml_dtypes) only with themselves. torch's kernels for them are few; ember's run NumPy's
+(ml_dtypes computes float8 arithmetic through float32).
+
 Read next: `_device.py`, then `_tensor.py`.
 """
 import builtins
@@ -23,7 +28,8 @@ import numpy as np
 __all__ = [
     "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
     "float64", "complex32", "complex64", "complex128", "half", "float", "double", "short", "int",
-    "long", "chalf", "cfloat", "cdouble", "get_default_dtype",
+    "long", "chalf", "cfloat", "cdouble", "uint16", "uint32", "uint64", "float8_e4m3fn",
+    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu", "get_default_dtype",
     "set_default_dtype", "promote_types", "result_type", "can_cast", "finfo", "iinfo",
     "is_floating_point", "is_complex", "is_signed",
 ]
@@ -107,6 +113,16 @@ float64 = dtype("float64", np.float64, FLOATING)
 complex32 = _NoArrayDtype("complex32", COMPLEX, 4)
 complex64 = dtype("complex64", np.complex64, COMPLEX)
 complex128 = dtype("complex128", np.complex128, COMPLEX)
+uint16 = dtype("uint16", np.uint16, INTEGER)
+uint32 = dtype("uint32", np.uint32, INTEGER)
+uint64 = dtype("uint64", np.uint64, INTEGER)
+float8_e4m3fn = dtype("float8_e4m3fn", ml_dtypes.float8_e4m3fn, FLOATING)
+float8_e4m3fnuz = dtype("float8_e4m3fnuz", ml_dtypes.float8_e4m3fnuz, FLOATING)
+float8_e5m2 = dtype("float8_e5m2", ml_dtypes.float8_e5m2, FLOATING)
+float8_e5m2fnuz = dtype("float8_e5m2fnuz", ml_dtypes.float8_e5m2fnuz, FLOATING)
+float8_e8m0fnu = dtype("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, FLOATING)
+_WIDE_UNSIGNED = (uint16, uint32, uint64)
+_FLOAT8 = (float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu)
 
 # torch's aliases
 half, float, double = float16, float32, float64
@@ -120,7 +136,10 @@ _COMPLEX_OF = {float16: complex32, bfloat16: complex64, float32: complex64, floa
 _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
                  "int32": "Int", "int64": "Long", "float16": "Half", "bfloat16": "BFloat16",
                  "float32": "Float", "float64": "Double", "complex32": "ComplexHalf",
-                 "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+                 "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16",
+                 "uint32": "UInt32", "uint64": "UInt64", "float8_e4m3fn": "Float8_e4m3fn",
+                 "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2": "Float8_e5m2",
+                 "float8_e5m2fnuz": "Float8_e5m2fnuz", "float8_e8m0fnu": "Float8_e8m0fnu"}
 
 
 def scalar_name(d):
@@ -128,7 +147,7 @@ def scalar_name(d):
 
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
-              complex64, complex128)
+              complex64, complex128) + _WIDE_UNSIGNED + _FLOAT8
 _BY_NUMPY = {d.np: d for d in ALL_DTYPES}
 
 
@@ -196,6 +215,13 @@ def promote_types(type1, type2):
 def _promote_uncached(a, b):
     if a is b:
         return a
+    if a in _FLOAT8 or b in _FLOAT8:
+        raise RuntimeError(f"Promotion for Float8 Types is not supported, attempted to promote "
+                           f"{scalar_name(a)} and {scalar_name(b)}")
+    if (a in _WIDE_UNSIGNED or b in _WIDE_UNSIGNED) and FLOATING not in (a.category,
+                                                                      b.category):
+        raise RuntimeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                           f"attempted to promote {scalar_name(a)} and {scalar_name(b)}")
     if COMPLEX in (a.category, b.category) and FLOATING in (a.category, b.category):
         # keep the wider precision of the two: float64 + complex64 -> complex128
         return promote_types(a.to_real(), b.to_real()).to_complex()
@@ -302,7 +328,8 @@ class finfo:
         if not type.is_floating_point:
             raise TypeError(f"ember.finfo() requires a floating point input type. Use "
                             f"ember.iinfo to handle '{type}'")
-        info = ml_dtypes.finfo(type.np) if type is bfloat16 else np.finfo(type.np)
+        info = ml_dtypes.finfo(type.np) if type is bfloat16 or type in _FLOAT8 else \
+            np.finfo(type.np)
         self.dtype = type.name
         self.bits = type.itemsize * 8
         self.eps = builtins.float(info.eps)
@@ -311,6 +338,12 @@ class finfo:
         self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
         # NumPy's resolution is a float32 for float32 (9.9999997e-07); torch gives 1e-06
         self.resolution = 10.0 ** -builtins.int(info.precision)
+        if type in _FLOAT8:  # torch: whole decimal digits of the mantissa (ml_dtypes says 1)
+            import math
+
+            self.resolution = 10.0 ** -math.floor(builtins.int(info.nmant) * math.log10(2))
+        if type is float8_e5m2fnuz:
+            self.eps = 0.125  # what torch 2.13 reports (c10's epsilon() for this format)
 
     def __eq__(self, other):
         return isinstance(other, finfo) and other.dtype == self.dtype

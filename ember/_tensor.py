@@ -185,9 +185,51 @@ class Tensor:
     def is_quantized(self):
         return False
 
-    @property
-    def is_meta(self):
-        return False
+    # devices and layouts ember does not have: torch's probes answer False
+    is_meta = property(lambda self: False, doc="False: ember has no meta tensors.")
+    is_xpu = property(lambda self: False, doc="False: ember has no Intel-GPU tensors.")
+    is_mps = property(lambda self: False, doc="False: ember has no Apple-GPU tensors.")
+    is_ipu = property(lambda self: False, doc="False: ember has no IPU tensors.")
+    is_xla = property(lambda self: False, doc="False: ember has no XLA tensors.")
+    is_mtia = property(lambda self: False, doc="False: ember has no MTIA tensors.")
+    is_maia = property(lambda self: False, doc="False: ember has no MAIA tensors.")
+    is_vulkan = property(lambda self: False, doc="False: ember has no Vulkan tensors.")
+    is_mkldnn = property(lambda self: False, doc="False: ember has no oneDNN layouts.")
+    is_nested = property(lambda self: False, doc="False: ember has no nested tensors.")
+    is_sparse_csr = property(lambda self: False, doc="False: ember has no CSR tensors.")
+
+    def share_memory_(self):
+        """Move this tensor's memory into shared memory, in place (processes that get the
+        tensor through ember.multiprocessing then work on the same memory). A view moves its
+        base's whole memory and keeps its place in it. GPU tensors and tensors already shared
+        are left as they are. Unlike torch, other tensors that shared the old memory before
+        the move (other views, `detach()`-ed copies) keep the old memory: ember cannot move
+        memory under arrays it does not know of."""
+        from . import _shared_memory as shm
+
+        if self._device.type != "cpu" or not shm.available or \
+                shm.shared_segment(self._data) is not None:
+            return self
+        if self._base is None:
+            self._data = shm.share(self._data)
+            return self
+        base = self._base
+        offset = self._data.__array_interface__["data"][0] - base._data.__array_interface__[
+            "data"][0]
+        if not base._data.flags.c_contiguous:
+            raise RuntimeError("share_memory_() on a view of a non-contiguous tensor: call it "
+                               "on a contiguous copy")
+        base.share_memory_()
+        self._data = np.ndarray(self._data.shape, self._data.dtype, buffer=base._data,
+                                offset=offset, strides=self._data.strides)
+        return self
+
+    def is_shared(self):
+        """Whether the memory is shared between processes (always for GPU tensors, as in
+        torch; CPU tensors after share_memory_ or when received from another process)."""
+        from . import _shared_memory as shm
+
+        return self._device.type == "cuda" or shm.shared_segment(self._data) is not None
 
     def _wrap_dim(self, dim):
         from ._utils import wrap_dim

@@ -71,13 +71,19 @@ def to_torch(a, requires_grad):
     return t.requires_grad_() if requires_grad and _differentiable(t) else t
 
 
+def _no_numpy_twin(dtype):
+    """bfloat16 and the float8 types: torch has no NumPy array for them (compare as float64)."""
+    name = str(dtype).split(".")[-1]
+    return name == "bfloat16" or name.startswith("float8")
+
+
 def as_numpy(t):
     if isinstance(t, ember.Tensor):
         t = t.detach().cpu()
-        return np.asarray(t).astype(np.float64) if t.dtype is ember.bfloat16 else np.asarray(t)
+        return np.asarray(t).astype(np.float64) if _no_numpy_twin(t.dtype) else np.asarray(t)
     if torch is not None and isinstance(t, torch.Tensor):
         t = t.detach().resolve_conj().resolve_neg()  # torch's lazy conj views cannot be read
-        return t.float().numpy().astype(np.float64) if t.dtype is torch.bfloat16 else t.numpy()
+        return t.float().numpy().astype(np.float64) if _no_numpy_twin(t.dtype) else t.numpy()
     return np.asarray(t)
 
 

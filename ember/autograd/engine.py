@@ -29,6 +29,9 @@ __all__ = ["backward", "grad"]
 
 _grad = grad_mode.state
 _observer = None  # set while a profiler or explain() listens (see _instrument.py)
+# False during a walk that only some inputs' gradients matter to (grad(), backward(inputs=)):
+# a reentrant checkpoint cannot run then (it backpropagates into every leaf it recomputes)
+checkpoint_valid = True
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -147,13 +150,16 @@ def _run(outputs, grads, retain_graph, create_graph, targets, capture):
         _add(buffers, node, nr, g, False, fresh)
     captures = _capture_slots(target_edges) if target_edges is not None else {}
     captured = [None] * (len(target_edges) if target_edges is not None else 0)
-    previous = _grad.grad_enabled
+    global checkpoint_valid
+    previous, outer_valid = _grad.grad_enabled, checkpoint_valid
     _grad.grad_enabled = create_graph
+    checkpoint_valid = targets is None
     try:
         _execute(deps, needed, buffers, fresh, captures, captured, retain_graph,
                  capture or target_edges is not None, capture)
     finally:
         _grad.grad_enabled = previous
+        checkpoint_valid = outer_valid
     if targets is not None and not capture:
         _store_nonleaf_grads(targets, captured)
     return captured

@@ -27,7 +27,8 @@ from .._functorch import levels as _levels
 from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Node", "AccumulateGrad"]
+__all__ = ["Node", "AccumulateGrad", "saved_tensors_hooks", "save_on_cpu",
+           "disable_saved_tensors_hooks"]
 
 _sequence = itertools.count()
 _EMPTY = ()
@@ -196,6 +197,8 @@ def edge_of(t):
 
 
 def save_tensor(t):
+    if _saved_hooks:
+        return _pack(t)
     return (t, t._vc.value)
 
 
@@ -205,6 +208,8 @@ def save_output(t, name_current_history=True):
     (for custom Functions torch names the Function: name_current_history=False)."""
     if type(t) is not Tensor:  # a vmap's BatchedTensor: its `_data` is one sample's view
         return save_tensor(t)
+    if _saved_hooks:
+        return _pack(t)
     ref = weakref.ref(t) if name_current_history else None
     return (t._data, t._vc, t._vc.value, t._output_nr, t._device, ref)
 
@@ -223,6 +228,8 @@ def resave_outputs(node, outputs):
 
 def unpack_saved(value, node):
     if type(value) is not tuple:
+        if type(value) is _Packed:
+            return value.unpack(value.packed)
         return value  # a Python scalar operand
     if len(value) == 2:
         t, version = value
@@ -238,6 +245,75 @@ def unpack_saved(value, node):
     t = Tensor._make(data, True, node, output_nr, device)
     t._vc = vc
     return t
+
+
+# ----------------------------------------------------------------------------------------------
+# saved-tensor hooks: what a node keeps is pack(tensor), and unpack(kept) gives it back
+
+_saved_hooks = []  # (pack, unpack) pairs; the innermost (last) one applies, as in torch
+_hooks_disabled = []  # error messages of enclosing disable_saved_tensors_hooks blocks
+
+
+class _Packed:
+    """A saved value packed by a hook: `unpack(packed)` returns the tensor on use."""
+    __slots__ = ("packed", "unpack")
+
+    def __init__(self, packed, unpack):
+        self.packed = packed
+        self.unpack = unpack
+
+
+def _pack(t):
+    pack, unpack = _saved_hooks[-1]
+    return _Packed(pack(t), unpack)
+
+
+class saved_tensors_hooks:
+    """Inside this block every tensor an op saves for backward is stored as `pack_hook(t)`,
+    and `unpack_hook(stored)` must return it (or an equal tensor) when backward needs it --
+    e.g. to keep it elsewhere, or not at all and recompute it (utils/checkpoint.py)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if _hooks_disabled:
+            raise RuntimeError(_hooks_disabled[-1])
+        _saved_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks.pop()
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the host and moved back to their device in backward."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(t):
+            return t.device, t.detach().cpu()
+
+        def unpack(packed):
+            device, t = packed
+            return t.to(device)
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """A block in which registering saved-tensor hooks raises RuntimeError(error_message)."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        _hooks_disabled.append(self.error_message)
+        return self
+
+    def __exit__(self, *exc):
+        _hooks_disabled.pop()
+        return False
 
 
 def _raise_modified(t, vc, expected, producer, output_nr, saver):

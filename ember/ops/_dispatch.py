@@ -32,12 +32,15 @@ _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
 _observer = None  # the innermost of `_observers`, or None (the one test on the hot path)
 _observers = []   # profilers, FLOP counters (autograd/_instrument.py), transforms (_functorch)
+_autocast = None  # set while an autocast region is on (amp/autocast_mode.py): casts inputs
 
 
 def call(op, *args, **attrs):
     """`op(*args, **attrs)`: run `op` on tensors and Python scalars (this is `Op.__call__`)."""
     if _observer is not None:
         return _observer(op, args, attrs, None)
+    if _autocast is not None:
+        args = _autocast(op.name, args)
     # device: the common device of the tensor arguments (0-d CPU tensors may join any device)
     device = None
     first = None
@@ -93,6 +96,13 @@ def call(op, *args, **attrs):
     return outputs if type(result) is tuple else outputs[0]
 
 
+def autocast_args(name, *tensors):
+    """`tensors` as op `name` gets them inside an autocast region (unchanged outside one), for
+    the public functions that check their operands' dtypes before the op runs (matmul,
+    linear, conv, ...): there the casts must come before the checks."""
+    if _autocast is None:
+        return tensors
+    return _autocast(name, tensors)
 def add_observer(fn):
     """Let `fn(op, args, attrs, target)` see every op first (target: self of an in-place op)."""
     global _observer

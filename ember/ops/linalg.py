@@ -42,7 +42,7 @@ from .._functorch import batch_rules
 from .._tensor import Tensor
 from .._utils import wrap_dim, wrap_dims
 from ..autograd.grad_mode import no_grad
-from ._dispatch import broadcast_error
+from ._dispatch import autocast_args, broadcast_error
 from ._op import LINEAR, MULTILINEAR, defop, export, op
 from .reduce import _norm as _vector_norm  # torch.norm's op is linalg.vector_norm's
 from .shape import cat
@@ -265,6 +265,7 @@ def matmul(input, other, *, out=None):
     _expect_tensors("matmul", input=input, other=other)
     if input.is_sparse or other.is_sparse:
         return _sparse_mm(input, other)
+    input, other = autocast_args("matmul", input, other)
     _no_out(out, "matmul")
     _check_matmul(input, other)
     _no_bool("addmm_impl_cpu_", input)
@@ -296,6 +297,7 @@ def mm(input, mat2, *, out=None):
     _expect_tensors("mm", input=input, mat2=mat2)
     if input.is_sparse or mat2.is_sparse:
         return _sparse_mm(input, mat2)
+    input, mat2 = autocast_args("mm", input, mat2)
     _no_out(out, "mm")
     _require_ndim("self", input, 2)
     _require_ndim("mat2", mat2, 2)
@@ -325,6 +327,7 @@ def _check_batches(a, b, summed=False):
 def bmm(input, mat2, *, out=None):
     """Batched matrix product of two 3-D tensors with equal batch sizes (no broadcasting)."""
     _expect_tensors("bmm", input=input, mat2=mat2)
+    input, mat2 = autocast_args("bmm", input, mat2)
     _no_out(out, "bmm")
     _require_ndim("batch1", input, 3)
     _require_ndim("batch2", mat2, 3)
@@ -352,6 +355,7 @@ def _check_mv(mat, vec, input=None):
 @export(method=True)
 def mv(input, vec, *, out=None):
     _expect_tensors("mv", input=input, vec=vec)
+    input, vec = autocast_args("mv", input, vec)
     _no_out(out, "mv")
     _check_mv(input, vec)
     _no_bool("addmv_impl_cpu", input)
@@ -375,6 +379,7 @@ def _check_dot(name, a, b):
 def dot(input, tensor, *, out=None):
     """Inner product of two 1-D tensors of one dtype and size."""
     _expect_tensors("dot", input=input, tensor=tensor)
+    input, tensor = autocast_args("dot", input, tensor)
     _no_out(out, "dot")
     _check_dot("dot", input, tensor)
     return _dot(input, tensor)
@@ -505,6 +510,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     _expect_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
     if mat1.is_sparse or mat2.is_sparse:
         return beta * input + alpha * _sparse_mm(mat1, mat2)
+    input, mat1, mat2 = autocast_args("addmm", input, mat1, mat2)
     _no_out(out, "addmm")
     _check_addmm(input, mat1, mat2)
     beta, alpha = _factors(input, beta, alpha)
@@ -528,6 +534,7 @@ def _check_addmv(input, mat, vec):
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec)."""
     _expect_tensors("addmv", input=input, mat=mat, vec=vec)
+    input, mat, vec = autocast_args("addmv", input, mat, vec)
     _no_out(out, "addmv")
     _check_addmv(input, mat, vec)
     beta, alpha = _factors(input, beta, alpha)
@@ -554,6 +561,7 @@ def _check_addr(input, vec1, vec2):
 def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2)."""
     _expect_tensors("addr", input=input, vec1=vec1, vec2=vec2)
+    input, vec1, vec2 = autocast_args("addr", input, vec1, vec2)
     _no_out(out, "addr")
     _check_addr(input, vec1, vec2)
     beta, alpha = _factors(input, beta, alpha)
@@ -580,6 +588,7 @@ def _check_batched(input, batch1, batch2, shape):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     _expect_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
+    input, batch1, batch2 = autocast_args("baddbmm", input, batch1, batch2)
     _no_out(out, "baddbmm")
     _check_batched(input, batch1, batch2, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(input, beta, alpha)
@@ -597,6 +606,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
     _expect_tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
+    input, batch1, batch2 = autocast_args("addbmm", input, batch1, batch2)
     _no_out(out, "addbmm")
     _check_batched(input, batch1, batch2, (batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(input, beta, alpha)
@@ -1465,6 +1475,7 @@ _matrix_rank = defop("linalg_matrix_rank", "none", _matrix_rank_kernel, differen
 def inv(A, *, out=None):
     """A^-1; raises LinAlgError for a singular matrix."""
     _no_out(out, "linalg.inv")
+    A, = autocast_args("linalg_inv", A)  # float32 under CPU autocast
     _check_matrix("linalg.inv", A, complex_ok=True)
     return _inv(A)
 
@@ -1502,11 +1513,18 @@ def logdet(input):
 
 def solve(A, B, *, left=True, out=None):
     """X with A X = B (left=True) or X A = B; B may be a (batch of) vector(s)."""
-    _expect_tensors("linalg_solve", A=A, B=B)
     _no_out(out, "linalg.solve")
-    _check_matrix("linalg.solve", A, complex_ok=True)
+    A, B = autocast_args("linalg_solve", A, B)  # float32 under CPU autocast
+    A, B2, vector = _solve_operands("linalg.solve", A, B, left)
+    return _solve_result(_solve(A, B2), vector, left)
+
+
+def _solve_operands(name, A, B, left):
+    """solve's checks, and its operands as one left-hand problem A X = B2: (A, B2, vector)."""
+    _expect_tensors(name.replace(".", "_"), A=A, B=B)
+    _check_matrix(name, A, complex_ok=True)
     if A.dtype is not B.dtype:
-        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found "
                            f"A of type {dt.scalar_name(A.dtype)} and B of type "
                            f"{dt.scalar_name(B.dtype)} instead")
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
@@ -1516,12 +1534,16 @@ def solve(A, B, *, left=True, out=None):
     if B2.shape[-2] != A.shape[-1]:
         equation = "AX = B" if left else "XA = B"
         shape = (B2.shape[-2], B2.shape[-1]) if left else (B2.shape[-1], B2.shape[-2])
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
                            f"{equation} ({_dims(A.shape[-2:])} and {_dims(shape)})")
     message = broadcast_error([tuple(A.shape[:-2]), tuple(B2.shape[:-2])])
     if message:
         raise RuntimeError(message)
-    X = _solve(A, B2)
+    return A, B2, vector
+
+
+def _solve_result(X, vector, left):
+    """The solution of `_solve_operands`' problem in the shape the caller's B had."""
     if vector:
         return X.squeeze(-1)
     return X if left else X.mT
@@ -1544,6 +1566,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
 def cholesky(A, *, upper=False, out=None):
     """L (lower, A = L L^T) or U = L^T (upper=True) of a symmetric positive-definite A."""
     _no_out(out, "linalg.cholesky")
+    A, = autocast_args("linalg_cholesky", A)  # float32 under CPU autocast
     _check_matrix("linalg.cholesky", A)
     return _cholesky(A, upper=upper)
 
@@ -1561,6 +1584,7 @@ def qr(A, mode="reduced", *, out=None):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
+    A, = autocast_args("linalg_qr", A)  # float32 under CPU autocast
     _check_matrix("linalg.qr", A, square=False)
     return linalg_qr_result(*_qr(A, mode=mode))
 
@@ -1574,6 +1598,7 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending."""
     _no_out(out, "linalg.svd")
     _check_driver("torch.linalg.svd", driver)
+    A, = autocast_args("linalg_svd", A)  # float32 under CPU autocast
     _check_matrix("linalg.svd", A, square=False)
     return linalg_svd_result(*_svd(A, full_matrices=full_matrices))
 
@@ -1597,6 +1622,7 @@ def _check_driver(name, driver):
 def svdvals(A, *, driver=None, out=None):
     _no_out(out, "linalg.svdvals")
     _check_driver("torch.linalg.svdvals", driver)
+    A, = autocast_args("linalg_svdvals", A)  # float32 under CPU autocast
     _check_matrix("linalg.svdvals", A, square=False)
     return _svdvals(A)
 
@@ -1609,6 +1635,7 @@ def _check_uplo(name, UPLO):
 def eigh(A, UPLO="L", *, out=None):
     """(eigenvalues ascending, eigenvectors) of a symmetric A, read from its UPLO triangle."""
     _no_out(out, "linalg.eigh")
+    A, = autocast_args("linalg_eigh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigh", A)
     _check_uplo("linalg.eigh", UPLO)
     return linalg_eigh_result(*_eigh(A, UPLO=UPLO))
@@ -1616,6 +1643,7 @@ def eigh(A, UPLO="L", *, out=None):
 
 def eigvalsh(A, UPLO="L", *, out=None):
     _no_out(out, "linalg.eigvalsh")
+    A, = autocast_args("linalg_eigvalsh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigvalsh", A)
     _check_uplo("linalg.eigvalsh", UPLO)
     return _eigvalsh(A, UPLO=UPLO)
@@ -1639,6 +1667,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
         raise RuntimeError(f"linalg.pinv({dt.scalar_name(A.dtype)}{{{list(A.shape)}}}): expected "
                            "a tensor with 2 or more dimensions of float, double, cfloat or "
                            "cdouble types")
+    A, = autocast_args("linalg_pinv", A)  # float32 under CPU autocast
     _check_matrix("linalg.pinv", A, square=hermitian)
     atol, rtol = _tolerances(A, atol, rtol)
     return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
@@ -1661,6 +1690,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver not in _LSTSQ_DRIVERS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
                            "(gels, gelsy, gelsd, gelss)")
+    A, B = autocast_args("linalg_lstsq", A, B)  # float32 under CPU autocast
     _check_matrix("torch.linalg.lstsq", A, square=False)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
@@ -1718,6 +1748,7 @@ def _check_square_only(name, A):
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
     """How many singular values exceed max(atol, rtol * largest); int64, no gradient."""
     _no_out(out, "linalg.matrix_rank")
+    A, = autocast_args("linalg_matrix_rank", A)  # float32 under CPU autocast
     _check_matrix("linalg.matrix_rank", A, square=hermitian)
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -1809,6 +1840,7 @@ def cond(A, p=None, *, out=None):
     """Condition number: largest / smallest singular value (p None, 2), the reverse (-2), or
     matrix_norm(A, p) * matrix_norm(inv(A), p)."""
     _no_out(out, "linalg.cond")
+    A, = autocast_args("linalg_cond", A)  # float32 under CPU autocast
     _check_matrix("linalg.cond", A, square=p not in (None, 2, -2))
     if p in (None, 2, -2):
         values = svdvals(A)
@@ -1834,6 +1866,157 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 
 # ----------------------------------------------------------------------------------------------
+# tensor equations, Vandermonde matrices, torch's older norm names, and the functions torch
+# removed in 1.9 (they raise, as torch's do, saying what replaces them)
+
+
+def tensorinv(input, ind=2):
+    """The tensor X with tensordot(input, X, ind) = identity: inv of input reshaped to
+    (prod(shape[:ind]), prod(shape[ind:])), given the shape shape[ind:] + shape[:ind]."""
+    _expect_tensors("linalg_tensorinv", input=input)
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = math.prod(input.shape[:ind]), math.prod(input.shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return inv(input.reshape(rows, cols)).reshape(input.shape[ind:] + input.shape[:ind])
+
+
+def tensorsolve(input, other, dims=None):
+    """X with tensordot(input, X, X.ndim) = other; `dims` are moved to input's end first."""
+    _expect_tensors("linalg_tensorsolve", input=input, other=other)
+    if dims is not None:
+        dims = [wrap_dim(d, input.ndim) for d in dims]
+        kept = [d for d in range(input.ndim) if d not in dims]
+        input = input.permute(kept + dims)
+    rows = math.prod(input.shape[:other.ndim])
+    cols = math.prod(input.shape[other.ndim:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:])"
+                           f" == prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    result = solve(input.reshape(rows, cols), other.reshape(rows))
+    return result.reshape(input.shape[other.ndim:])
+
+
+def _powers(x, N):
+    """[1, x, x^2, ..., x^(N-1)] along a new last dim, as a running product (so x = 0 has the
+    derivative of x^k, not the nan of k x^(k-1) at k = 0)."""
+    ones = _creation.ones(x.shape + (1,), dtype=x.dtype, device=x.device)
+    if N == 1:
+        return ones
+    return cat([ones, x.unsqueeze(-1).expand(x.shape + (N - 1,)).cumprod(-1)], -1)
+
+
+def vander(x, N=None):
+    """linalg.vander: x[..., i] ** j for j = 0 .. N-1 (increasing powers; N defaults to x's
+    last size), batched."""
+    _expect_tensors("linalg_vander", x=x)
+    if x.dtype is dt.bool:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer "
+                           "tensors, but got Bool")
+    N = x.shape[-1] if N is None and x.ndim else N
+    if x.ndim == 0 or N is None or N <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    return _powers(x, N)
+
+
+@export(name="vander")
+def _legacy_vander(x, N=None, increasing=False):
+    """torch.vander: a 1-D x's powers, decreasing unless `increasing`; bools count as int64."""
+    _expect_tensors("vander", x=x)
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    N = x.shape[0] if N is None else N
+    if N < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x.dtype is dt.bool:
+        x = x.long()
+    if N == 0:
+        return _creation.empty((x.shape[0], 0), dtype=x.dtype, device=x.device)
+    result = _powers(x, N)
+    return result if increasing else result.flip(-1)
+
+
+@export(method=True)
+def dist(input, other, p=2):
+    """The p-norm of input - other (broadcast): vector_norm(input - other, p)."""
+    _expect_tensors("dist", input=input, other=other)
+    difference = input - other
+    if not difference.dtype.is_floating_point:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {dt.scalar_name(difference.dtype)} instead.")
+    return vector_norm(difference, p)
+
+
+@export
+def frobenius_norm(input, dim, keepdim=False):
+    """sqrt(sum x^2) over `dim` (torch keeps it for TorchScript; use linalg.vector_norm)."""
+    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
+    return vector_norm(input, 2, dim, keepdim)
+
+
+@export
+def nuclear_norm(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum of singular values over the two dims `dim` (the last two when None); torch
+    keeps it for TorchScript: use linalg.matrix_norm(A, 'nuc')."""
+    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
+                  stacklevel=2)
+    if dim is None:
+        if input.ndim != 2:
+            raise RuntimeError(f"Expected a tensor with 2 dimensions, but got a tensor with "
+                               f"{input.ndim} dimension{'s' if input.ndim != 1 else ''} instead.")
+        dim = (-2, -1)
+    return matrix_norm(input, "nuc", dim, keepdim, dtype=dtype)
+
+
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
+_REMOVED_HOW = {
+    "lstsq": "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq`"
+             " has reversed arguments and does not return the QR decomposition in the returned "
+             "tuple (although it returns other information about the problem).\n\nTo get the QR "
+             "decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in "
+             "`torch.lstsq` stored the residuals of the solution in the last m - n columns of "
+             "the returned value whenever m > n. In torch.linalg.lstsq, the residuals are in "
+             "the field 'residuals' of the returned named tuple.\n\nThe unpacking of the "
+             "solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be "
+             "replaced with:\nX = torch.linalg.lstsq(A, B).solution",
+    "symeig": "The default behavior has changed from using the upper triangular portion of the "
+              "matrix by default to using the lower triangular portion.\n\nL, _ = "
+              "torch.symeig(A, upper=upper)\nshould be replaced with:\nL = "
+              "torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = "
+              "torch.symeig(A, eigenvectors=True)\nshould be replaced with:\nL, V = "
+              "torch.linalg.eigh(A, UPLO='U' if upper else 'L')",
+    "eig": "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather "
+           "than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A)\nshould be "
+           "replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, "
+           "eigenvectors=True)\nshould be replaced with:\nL_complex, V_complex = "
+           "torch.linalg.eig(A)",
+    "solve": "`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve`"
+             " has its arguments reversed and does not return the LU factorization.\n\nTo get "
+             "the LU factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
+             "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX = "
+             "torch.linalg.solve(A, B)",
+    "matrix_rank": "\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter "
+                   "'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
+}
+
+
+def _removed(name, method):
+    def removed(*args, **kwargs):
+        raise RuntimeError(_REMOVED + _REMOVED_HOW[name])
+    removed.__name__ = name
+    removed.__doc__ = (f"Removed in torch 1.9 (raises, as torch's does): "
+                       f"{_REMOVED_HOW[name].strip().splitlines()[0]}")
+    export(removed, name=name, method=method)
+
+
+for _name in ("lstsq", "symeig", "eig", "solve", "matrix_rank"):
+    _removed(_name, method=_name != "matrix_rank")
 # forward mode and vmap (see ops/_op.py). Products are linear in each operand (MULTILINEAR);
 # `beta * c + alpha * product` adds c's part; the decompositions take their tangents from
 # their backward rules. Batching: a product becomes one matmul, whose batch dims broadcast

@@ -25,10 +25,11 @@ from types import MethodType
 import numpy as np  # np.errstate, dtypes and Python-number casts only; kernels compute with `xp`
 
 from .. import _dtype as dt
+from .. import return_types
 from .._functorch import batch_rules
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._op import ELEMENTWISE, REGISTRY, defop, export
+from ._op import ELEMENTWISE, EXPORTS, REGISTRY, defop, export
 
 _FIRST_OP = len(REGISTRY)  # the ops this module declares come after (see the end of the file)
 
@@ -996,7 +997,15 @@ _operator("__mul__", _mul, _mul_scalar, mul)
 _operator("__rmul__", _mul, lambda number, tensor: _mul_scalar(tensor, number), mul,
           reflected=True)
 _operator("__truediv__", _div, _div_scalar, div)
-_operator("__rtruediv__", _div, _div, div, reflected=True)
+
+
+def _rdiv(number, tensor):
+    """`number / tensor` is `tensor.reciprocal() * number` in torch (Tensor.__rdiv__), which
+    rounds twice: 255 / x differs from a true division in the last bit."""
+    return REGISTRY["reciprocal"](tensor) * number
+
+
+_operator("__rtruediv__", _div, _rdiv, _rdiv, reflected=True)
 
 
 @_quiet
@@ -1618,6 +1627,58 @@ _unary("signbit", "none",
 
 
 # ----------------------------------------------------------------------------------------------
+# number theory and the float's parts: gcd, lcm (integers only, not differentiable), ldexp,
+# frexp
+
+
+def _integers_only(name, fn):
+    def kernel(xp, a, b):
+        _refuse(name + "_cpu", a, _BOOL, _FLOAT)
+        return fn(xp, a, b)
+    return kernel
+
+
+_gcd = defop("gcd", "arith", _integers_only("gcd", lambda xp, a, b: xp.gcd(a, b)),
+             differentiable=False)
+_lcm = defop("lcm", "arith", _integers_only("lcm", lambda xp, a, b: xp.lcm(a, b)),
+             differentiable=False)
+for _name, _op in (("gcd", _gcd), ("lcm", _lcm)):
+    _binary(_name, _op, "none")
+
+
+def _ldexp_rule(g, b, out, needs_input_grad):
+    """out = a 2^b:  d/da = 2^b,  d/db = out ln 2."""
+    ga = _ldexp(g, b) if needs_input_grad[0] else None
+    gb = g * out * _LN2 if needs_input_grad[1] else None
+    return ga, gb
+
+
+_ldexp = defop("ldexp", "float", _quiet(lambda xp, a, b: a * xp.exp2(b)), _ldexp_rule)
+_binary("ldexp", _ldexp, "none")
+
+
+def _frexp_kernel(xp, a):
+    """(mantissa in (-1, 1), int32 exponent) with a = mantissa 2^exponent; inf and nan keep
+    their value with exponent 0. bfloat16 splits in float32 (its values are exact there)."""
+    if _category(a) != _FLOAT:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    x = a.astype(np.float32) if a.dtype == dt.bfloat16.np else a
+    mantissa, exponent = xp.frexp(x)
+    return mantissa.astype(a.dtype), exponent.astype(np.int32)
+
+
+_frexp = defop("frexp", "none", _frexp_kernel,
+               lambda g, out: (_ldexp(g[0], -out[1]),))  # mantissa = a 2^-exponent
+
+
+@export(method=True)
+def frexp(input):
+    """(mantissa, exponent): input = mantissa * 2 ** exponent, |mantissa| in [0.5, 1)."""
+    return return_types.frexp(*_frexp(input))
+
+
+for _name in ("gcd_", "lcm_", "ldexp_"):  # torch has these in-place ones as functions too
+    export(EXPORTS[_name][0], name=_name, function=True, method=True)
 # forward mode and vmap: every op above is elementwise, so its forward-mode rule is its backward
 # rule (ELEMENTWISE, see autograd/forward_ad.py) and it batches by lining up the sample dims
 # (batch_rules.pointwise) -- unless a row gave it rules of its own

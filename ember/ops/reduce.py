@@ -1314,6 +1314,155 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 # ----------------------------------------------------------------------------------------------
+# renorm: rescale the slices whose p-norm exceeds maxnorm
+
+
+def _renorm_kernel(xp, a, *, p, dims, maxnorm):
+    """a * factor, factor = maxnorm / (norm + 1e-7) on the slices whose p-norm over `dims`
+    exceeds maxnorm, 1 elsewhere (torch's epsilon)."""
+    norms = _norm_kernel(xp, a, ord=p, dims=dims, keepdim=True)
+    with _quiet(xp):
+        factor = xp.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return a * factor.astype(a.dtype)
+
+
+def _renorm_rule(g, a, p, dims, maxnorm):
+    """d(a f(n))/da with n the slice's norm: g f + a's part through n, which is the norm's
+    rule applied to sum(g a) f'(n), f'(n) = -maxnorm / (n + 1e-7)^2 where rescaled."""
+    norms = _norm(a, ord=p, dims=dims, keepdim=True)
+    over = norms > maxnorm
+    factor = (maxnorm / (norms + 1e-7)).where(over, 1.0)
+    slope = (-maxnorm / ((norms + 1e-7) * (norms + 1e-7))).where(over, 0.0)
+    through_norm = (g * a).sum(dims, keepdim=True) * slope
+    return (g * factor + _norm_rule(through_norm, a, norms, p, dims, True)[0],)
+
+
+_renorm = defop("renorm", "none", _renorm_kernel, _renorm_rule)
+
+
+def _renorm_args(input, p, dim, maxnorm):
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {dt.scalar_name(input.dtype)}")
+    dim = wrap_dim(dim, input.ndim)
+    others = tuple(d for d in range(input.ndim) if d != dim)
+    return {"p": builtins.float(p), "dims": others, "maxnorm": builtins.float(maxnorm)}
+
+
+@export(method=True)
+def renorm(input, p, dim, maxnorm):
+    """Each slice input.select(dim, i) whose p-norm exceeds maxnorm, scaled down to maxnorm."""
+    return _renorm(input, **_renorm_args(input, p, dim, maxnorm))
+
+
+@export(function=False, method=True)
+def renorm_(self, p, dim, maxnorm):
+    """In-place renorm."""
+    return _renorm.inplace(self, **_renorm_args(self, p, dim, maxnorm))
+
+
+# ----------------------------------------------------------------------------------------------
+# segment_reduce: reductions over consecutive runs (segments) along one dim
+
+_SEGMENT_REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "sum", "max": "amax",
+                       "amax": "amax", "min": "amin", "amin": "amin"}
+_SEGMENT_IDENTITY = {"sum": 0.0, "prod": 1.0, "mean": 0.0, "max": -math.inf,
+                     "amax": -math.inf, "min": math.inf, "amin": math.inf}
+
+
+def _segment_ids_kernel(xp, lengths, *, size):
+    """For each position along the reduced dim, the index of the segment holding it."""
+    ends = xp.cumsum(lengths, axis=-1)
+    positions = xp.arange(size)
+    return (positions >= ends[..., :, None]).sum(axis=-2).astype(xp.int64)
+
+
+_segment_ids = defop("segment_ids", "none", _segment_ids_kernel, differentiable=False)
+
+
+@export
+def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0,
+                   unsafe=False, initial=None):
+    """Reduce `data` over consecutive segments along `axis` given by `lengths` (or `offsets`,
+    their running boundaries): sum, prod, mean, max or min; `initial` joins every segment
+    (and is an empty segment's value; without it an empty segment is the reduction's
+    identity, nan for mean)."""
+    if reduce not in _SEGMENT_REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    if not data.dtype.is_floating_point:
+        raise NotImplementedError(f"\"_segment_reduce_cpu\" not implemented for "
+                                  f"'{dt.scalar_name(data.dtype)}'")
+    if lengths is None:
+        if offsets is None:
+            raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
+        lengths = offsets[..., 1:] - offsets[..., :-1]
+    axis = wrap_dim(axis, data.ndim)
+    if axis != lengths.ndim - 1:
+        raise RuntimeError(f"segment_reduce(): Expected axis to be the last dimension of "
+                           f"lengths but got {axis}.")
+    size = data.shape[axis]
+    if not unsafe and builtins.bool((lengths.sum(-1) != size).any()):
+        raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum "
+                           "to data.size(lengths.dim()-1) when !unsafe.")
+    ids = _segment_ids(lengths, size=size)
+    ids = ids.reshape(tuple(ids.shape) + (1,) * (data.ndim - axis - 1)).expand(data.shape)
+    shape = list(data.shape)
+    shape[axis] = lengths.shape[-1]
+    extreme = reduce in ("max", "amax", "min", "amin")
+    start = _SEGMENT_IDENTITY[reduce] if initial is None or extreme else float(initial)
+    out = data.new_full(shape, start).scatter_reduce(axis, ids, data,
+                                                     _SEGMENT_REDUCTIONS[reduce])
+    if extreme:  # `initial` as a bound: a tie with it leaves the gradient to the data
+        if initial is None:
+            return out
+        wins = out >= initial if reduce in ("max", "amax") else out <= initial
+        return out.where(wins, float(initial))
+    if reduce != "mean":
+        return out
+    counts = lengths.to(data.dtype).reshape(tuple(lengths.shape) +
+                                            (1,) * (data.ndim - axis - 1))
+    return out / (counts.clamp(min=1) if initial is not None else counts)
+
+
+# ----------------------------------------------------------------------------------------------
+# hash_tensor: the xor of every element's 64-bit pattern
+
+
+def _hash_kernel(xp, a, *, dims, keepdim):
+    """Each element as a 64-bit float (floating dtypes) or integer, its bits read as uint64,
+    xor-reduced over `dims`."""
+    wide = a.astype(xp.float64 if a.dtype.kind == "f" or a.dtype.kind == "V" or
+                    a.dtype.type.__module__.startswith("ml_dtypes") else xp.int64)
+    return xp.bitwise_xor.reduce(wide.view(xp.uint64), axis=dims, keepdims=keepdim)
+
+
+_hash_tensor = defop("hash_tensor", "none", _hash_kernel, differentiable=False)
+
+
+@export(method=True)
+def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
+    """A uint64 hash of the elements (of each slice along `dim`): the xor of their bit
+    patterns after widening to float64 / int64 (mode 0, the only mode torch has)."""
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    if _every_dim(dim) and input.numel() == 0:
+        raise RuntimeError("hash_tensor: Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           "argument.")
+    return _hash_tensor(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim)
+
+
+# ----------------------------------------------------------------------------------------------
 # sum_to_size: what the autograd engine uses to sum broadcast gradients
 
 

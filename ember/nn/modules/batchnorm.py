@@ -18,11 +18,15 @@ Read next: `instancenorm.py`.
 """
 from ... import _creation
 from ... import _dtype as dt
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
+from ..parameter import UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from .normalization import affine_parameters, reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm", "LazyBatchNorm1d",
+           "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -173,3 +177,61 @@ class SyncBatchNorm(_BatchNorm):
         for name, child in module.named_children():
             converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
         return converted
+
+
+# ----------------------------------------------------------------------------------------------
+# lazy norms (shared with instancenorm.py): num_features from the first input's dim 1
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """A norm layer with num_features = input.shape[1] (torch reads dim 1 for every lazy norm,
+    unbatched instance norm inputs included)."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True):
+        super().__init__(0, eps, momentum, False, False, bias=bias)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype) if bias else None
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = _creation.tensor(0, dtype=dt.int64, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        """Materialize the weights and statistics for input.shape[1] features."""
+        if not self.has_uninitialized_params():
+            return
+        self.num_features = input.shape[1]
+        with no_grad():
+            for t in (self.weight, self.bias, self.running_mean, self.running_var):
+                if t is not None:
+                    t.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm1d whose num_features comes from its first input."""
+
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm2d whose num_features comes from its first input."""
+
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    """A BatchNorm3d whose num_features comes from its first input."""
+
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim

@@ -161,3 +161,15 @@ _publish("dropout", feature=False, alpha=False)
 _publish("feature_dropout", feature=True, alpha=False)
 _publish("alpha_dropout", feature=False, alpha=True)
 _publish("feature_alpha_dropout", feature=True, alpha=True)
+
+
+@export
+def native_dropout(input, p, train):
+    """(output, mask): dropout's result and the bool keep mask (all True when not training)."""
+    if not train:
+        return input.clone(), input.new_ones(input.shape, dtype=dt.bool)
+    if p == 1:
+        return input * input.new_zeros(()), input.new_zeros(input.shape, dtype=dt.bool)
+    keep = _noise(input, p, False)
+    return input * (keep / (1 - p)), keep.bool()
+
