@@ -30,6 +30,7 @@ from ._device import as_device
 from ._tensor import Tensor
 from ._utils import parse_size
 from .autograd import grad_mode
+from ._functorch.vmap import random_function
 from .ops._op import export
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",
@@ -259,6 +260,7 @@ def _factory(draw, kernel, args, size, generator, out, dtype, layout, device, re
     return _finish(draw(_numpy(generator), shape, dtype), dtype, device, requires_grad)
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples in [0, 1)."""
@@ -272,6 +274,7 @@ def _standard_normal(g, shape, dtype):
     return g.standard_normal(shape, dtype=_sample_dtype(dtype))
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples."""
@@ -279,6 +282,7 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
                     layout, device, requires_grad, "randn")
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
             layout=None, device=None, requires_grad=False, pin_memory=False):
     """Integers in [low, high) (low defaults to 0): `randint(high, size)` or
@@ -333,6 +337,7 @@ def _integers(g, low, high, shape, dtype):
     return g.integers(low, high, shape, dtype=np.int64)
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random permutation of 0 .. n-1 (int64 unless `dtype` is given)."""
@@ -358,12 +363,14 @@ def _like(draw, input, generator, dtype, layout, device, requires_grad, memory_f
     return _finish(values, dtype, input.device if device is None else device, requires_grad)
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     _require_float(input.dtype if dtype is None else dtype, "check_uniform_bounds")
     return _like(_unit, input, generator, dtype, layout, device, requires_grad, memory_format)
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     _require_float(input.dtype if dtype is None else dtype, "normal_kernel_cpu")
@@ -371,6 +378,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                  memory_format)
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
     """`randint_like(input, high)` or `randint_like(input, low, high)`; input's dtype."""
@@ -425,6 +433,7 @@ def _host(t):
     return t.detach().numpy(force=True)
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False, pin_memory=False):
     """Normal samples. Four forms, as torch:
@@ -481,6 +490,7 @@ def _broadcast_shape(*shapes):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples: with probabilities `input` (floating, each in [0, 1]), or with one
     probability `p` for every element (then `input` only gives shape, dtype and device)."""
@@ -507,6 +517,7 @@ def _check_probability(p, fn_name):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Indices drawn from the categories of each row of `input` (non-negative weights, 1-d or
     2-d). Without replacement no index repeats within a row."""
@@ -557,6 +568,7 @@ def _without_replacement(g, weights, k):
     return np.argsort(-keys, axis=1, kind="stable")[:, :k]
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def poisson(input, generator=None):
     """Poisson samples with rates `input` (floating, non-negative); same dtype as input."""
     _require_float(input.dtype, "poisson_cpu")
@@ -578,6 +590,7 @@ def _fill_(self, values):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     """Fill with uniform samples in [from, to)."""
     from_ = kwargs.pop("from", from_)
@@ -598,6 +611,7 @@ def _no_extra(kwargs, fn_name):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples N(mean, std**2)."""
     _require_float(self.dtype, "normal_kernel_cpu")
@@ -608,6 +622,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability p) or 0; `p` may be a tensor broadcastable to self."""
     g = _numpy(generator)
@@ -629,6 +644,7 @@ _FLOAT_RANDOM_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def random_(self, *args, generator=None, **kwargs):
     """Fill with integers: `random_()` in [0, 2**digits] for floats (every integer the type
     holds exactly) or [0, max] for integers; `random_(to)` in [0, to);
@@ -653,6 +669,7 @@ def random_(self, *args, generator=None, **kwargs):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with exponential samples of rate `lambd` (mean 1 / lambd)."""
     _require_continuous(self, "Exponential")
@@ -672,6 +689,7 @@ def _require_continuous(self, name):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def geometric_(self, p, *, generator=None):
     """Fill with the number of Bernoulli(p) trials up to the first success (>= 1)."""
     (p,) = _float_args(p)
@@ -681,6 +699,7 @@ def geometric_(self, p, *, generator=None):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fill with exp(N(mean, std**2)) samples."""
     _require_float(self.dtype, "log_normal_cpu")
@@ -692,6 +711,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fill with Cauchy samples: median + sigma * tan(pi * (u - 1/2))."""
     _require_continuous(self, "Cauchy")

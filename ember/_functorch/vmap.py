@@ -359,9 +359,72 @@ def level_of(t):
 
 
 def innermost_vmap():
-    """The innermost active vmap level (randomness is read from it), or None."""
-    found = [lv for lv in levels.active.values() if isinstance(lv, VmapLevel)]
+    """The innermost active (and not hidden) vmap level, or None."""
+    found = [lv for i, lv in levels.active.items()
+             if isinstance(lv, VmapLevel) and levels.visible(i)]
     return found[-1] if found else None
+
+
+# ----------------------------------------------------------------------------------------------
+# random functions under vmap
+
+
+def random_function(fn):
+    """Make a random function (rand, bernoulli, Tensor.uniform_, ...) follow the innermost
+    vmap's `randomness`: 'error' refuses; 'same' gives every sample the same random numbers;
+    'different' draws for each sample on its own. Outside vmap it is `fn` itself (one test)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if not levels.active:
+            return fn(*args, **kwargs)
+        level = innermost_vmap()
+        if level is None:
+            return fn(*args, **kwargs)
+        return level.random_call(wrapper, fn.__name__.endswith("_"), args, kwargs)
+    return wrapper
+
+
+def _random_call(self, fn, inplace, args, kwargs):
+    """Run random function `fn` on this level's batch (see `random_function`)."""
+    if self.randomness == "error":
+        raise RuntimeError("vmap: called random operation while in randomness error mode. "
+                           "Please either use the 'same' or 'different' randomness flags on "
+                           "vmap or perform the randomness operation out of vmap")
+    mine = [isinstance(x, Tensor) and x._batch_level == self.index
+            for x in tuple(args) + tuple(kwargs.values())]
+    if inplace and self.randomness == "different" and not mine[0]:
+        raise RuntimeError("vmap: Cannot ask for different inplace randomness on an unbatched "
+                           "tensor. This will appear like same randomness. If this is "
+                           "necessary for your usage, please file an issue with functorch.")
+    if not any(mine) and self.randomness == "same":
+        with levels.below(self):
+            return fn(*args, **kwargs)
+    return _random_per_sample(self, fn, inplace, args, kwargs)
+
+
+def _random_per_sample(level, fn, inplace, args, kwargs):
+    """Call `fn` once per sample (the same generator state each time for 'same') and stack."""
+    from .._random import default_generator
+    from ..ops.shape import stack
+
+    generator = kwargs.get("generator") or default_generator
+    state = generator.get_state() if level.randomness == "same" else None
+    names = list(kwargs)
+    results = []
+    with levels.below(level):
+        for k in range(level.size):
+            if state is not None:
+                generator.set_state(state)
+            picked = [x._value.select(0, k) if isinstance(x, Tensor) and
+                      x._batch_level == level.index else x
+                      for x in tuple(args) + tuple(kwargs.values())]
+            results.append(fn(*picked[:len(args)], **dict(zip(names, picked[len(args):]))))
+    if inplace:
+        return args[0]
+    return batched(stack(results), level.index)
+
+
+VmapLevel.random_call = _random_call
 
 
 # ----------------------------------------------------------------------------------------------

@@ -54,10 +54,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """torch.autograd.grad: the gradients of `outputs` w.r.t. `inputs`, returned (not stored)."""
+    """torch.autograd.grad: the gradients of `outputs` w.r.t. `inputs`, returned (not stored).
+    With is_grads_batched, dim 0 of each grad_output indexes a batch of them: one backward pass
+    under vmap computes every vector-Jacobian product."""
     if is_grads_batched:
-        raise NotImplementedError("autograd.grad(is_grads_batched=True) needs vmap, which ember "
-                                  "does not have")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if allow_unused is None:
@@ -79,6 +81,25 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
     return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    from .._functorch.vmap import vmap
+
+    inputs = _as_tuple(inputs)
+    unused = set()
+
+    def one(*gs):
+        found = grad(outputs, inputs, gs, retain_graph=retain_graph, create_graph=create_graph,
+                     allow_unused=allow_unused, materialize_grads=materialize_grads)
+        for k, g in enumerate(found):
+            if g is None:
+                unused.add(k)
+        return tuple(t.new_zeros(t.shape) if g is None else g for g, t in zip(found, inputs))
+
+    result = vmap(one)(*_as_tuple(grad_outputs))
+    return tuple(None if k in unused else g for k, g in enumerate(result))
 
 
 # ----------------------------------------------------------------------------------------------

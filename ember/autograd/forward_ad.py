@@ -78,6 +78,7 @@ _public = []  # the levels entered through this module (torch allows one at a ti
 class DualLevel(levels.Level):
     """An active forward-mode AD level."""
 
+    public = False  # entered through this module (True) or by func.jvp
     def process(self, op, args, attrs, target):
         index = self.index
         tangents = tuple(_tangent_at(x, index) for x in args)
@@ -333,7 +334,9 @@ def enter_dual_level():
     """Start a dual level (torch allows one at a time here) and return its number."""
     if _public:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
-    level = levels.enter(DualLevel())
+    level = DualLevel()
+    level.public = True  # torch.autograd.forward_ad's, not torch.func's (see autograd.Function)
+    levels.enter(level)
     _public.append(level)
     return level.index
 

@@ -1306,7 +1306,7 @@ _native("ctc_loss", lambda log_probs, targets, input_lengths, target_lengths, bl
 # that sample's positions and the "none" backward runs once on the whole batch.
 
 
-def _reduced(loss, size, reduction, weights=None):
+def _reduced_per_sample(loss, size, reduction, weights=None):
     """Per-position losses (B, ...) reduced within each sample."""
     if reduction == "none":
         return loss
@@ -1321,7 +1321,7 @@ def _reduced(loss, size, reduction, weights=None):
 def _elementwise_loss_batch(op, values, batched, attrs):
     size = batch_rules.size_of(values, batched)
     loss = batch_rules.same_shape(op, values, batched, dict(attrs, reduction="none"))
-    return _reduced(loss, size, attrs["reduction"])
+    return _reduced_per_sample(loss, size, attrs["reduction"])
 
 
 def _fold(t):
@@ -1342,7 +1342,7 @@ def _class_loss_batch(op, values, batched, attrs):
     loss, rest = (result[0], result[1:]) if type(result) is tuple else (result, ())
     loss = loss.reshape(tuple(target.shape))
     _, _, w = _target_weight_tensors(target, weight, attrs["ignore_index"], x.dtype)
-    loss = _reduced(loss, size, attrs["reduction"], w)
+    loss = _reduced_per_sample(loss, size, attrs["reduction"], w)
     if not rest:
         return loss
     return (loss,) + tuple(r.reshape(tuple(target.shape)) for r in rest)
