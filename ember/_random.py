@@ -27,10 +27,10 @@ import numpy as np
 from . import _dtype as dt
 from ._creation import _check_options, _check_size, _finish, _size, from_numpy, like_order
 from ._device import as_device
+from ._functorch.vmap import random_function
 from ._tensor import Tensor
 from ._utils import parse_size
 from .autograd import grad_mode
-from ._functorch.vmap import random_function
 from .ops._op import export
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed",

@@ -90,6 +90,12 @@ _WHOLE = {np.minimum, np.maximum, np.logical_or, np.logical_and}
 _WHOLE_FUNCTIONS = {np.min, np.max, np.amin, np.amax, np.any, np.all}
 
 
+def _values_read():
+    return RuntimeError("vmap: this function reads the values of a batched tensor outside ember's "
+                        "ops (for example to check them, or through NumPy), which vmap does not "
+                        "support yet; call it outside vmap, or per sample")
+
+
 def _without(kwargs, name):
     return {k: v for k, v in kwargs.items() if k != name}
 

@@ -20,8 +20,8 @@ Read next: `function.py` (user-defined autograd functions) and `functional.py`.
 import heapq
 
 from .._dtype import COMPLEX
-from .._tensor import Tensor
 from .._functorch import levels as _levels
+from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, edge_of
 

@@ -107,6 +107,8 @@ class DualLevel(levels.Level):
                                   (result,), False)[0]
             target.copy_(result)
             if new is not None:
+                if new._data.shape != target._data.shape:  # a broadcast write (copy_)
+                    new = new.expand(target.shape)
                 _write_tangent(target, new, index)
         return target
 
@@ -173,7 +175,7 @@ def output_tangents(op, args, attrs, tangents, outputs, multi):
         found = _by_two_vjps(op, args, attrs, tangents, outputs, multi)
     else:
         if rule is ELEMENTWISE:
-            found = _elementwise(op, args, attrs, tangents, outputs[0])
+            found = _elementwise(op, args, attrs, tangents, outputs, multi)
         elif rule is MULTILINEAR:
             found = _multilinear(op, args, attrs, tangents)
         elif rule is LINEAR:
@@ -185,19 +187,34 @@ def output_tangents(op, args, attrs, tangents, outputs, multi):
     return tuple(_fit_tangent(t, out) for t, out in zip(found, outputs))
 
 
-def _elementwise(op, args, attrs, tangents, out):
-    """J v for an elementwise op: the sum over inputs with a tangent of the backward rule's
-    gradient for that input, given the tangent (broadcast to the output) as the gradient."""
+def _elementwise(op, args, attrs, tangents, outputs, multi):
+    """J v for an elementwise op: for each output, the sum over inputs with a tangent of the
+    backward rule's gradient for that input, given the tangent (broadcast to the output) as
+    that output's gradient. Holomorphic rules conjugate their derivative, so for complex
+    numbers that would only hold for holomorphic ops: there the tangents come from two
+    backward passes, which are right for any op."""
+    if any(t is not None and t._dtype.category == dt.COMPLEX for t in tangents) or \
+            any(o._dtype.category == dt.COMPLEX for o in outputs):
+        found = _by_two_vjps(op, args, attrs, tangents, outputs, multi)
+        return found if multi else found[0]
+    found = tuple(_elementwise_output(op, args, attrs, tangents, outputs, multi, k)
+                  if o._dtype.category >= dt.FLOATING else None for k, o in enumerate(outputs))
+    return found if multi else found[0]
+
+
+def _elementwise_output(op, args, attrs, tangents, outputs, multi, k):
+    out = outputs[k]
     total = None
     for i, t in enumerate(tangents):
         if t is None:
             continue
         only = tuple(j == i for j in range(len(tangents)))
-        values = named_values(op, op.saves, args, attrs, (out,), False, only)
+        values = named_values(op, op.saves, args, attrs, outputs, multi, only)
         g = t.expand(out.shape) if t._data.shape != out._data.shape else t
-        part = op.rule(_conj(g), *values)[i]
+        if multi:
+            g = tuple(g if j == k else o.new_zeros(o.shape) for j, o in enumerate(outputs))
+        part = op.rule(g, *values)[i]
         if part is not None:  # None: the output does not move with this input
-            part = _conj(part)
             total = part if total is None else total + part
     return total
 
@@ -209,10 +226,6 @@ def _multilinear(op, args, attrs, tangents):
             part = op(*args[:i], t, *args[i + 1:], **attrs)
             total = part if total is None else total + part
     return total
-
-
-def _conj(t):
-    return t.conj() if t._dtype.category == dt.COMPLEX else t
 
 
 def _tangents_in_place_of(args, tangents):
@@ -280,19 +293,15 @@ def _by_two_vjps(op, args, attrs, tangents, outputs, multi):
 
     create_graph = grad_mode.is_grad_enabled()
     with grad_mode.enable_grad():
-        us = tuple(o.new_zeros(o.shape).requires_grad_(o._dtype.category >= dt.FLOATING)
-                   for o in outputs)
+        us = tuple(_probe_like(o) for o in outputs)
         values = named_values(op, op.saves, args, attrs, outputs, multi, tangents)
         grads = op.rule(us if multi else us[0], *values)
         if type(grads) is not tuple:
             grads = tuple(grads) if isinstance(grads, list) else (grads,)
         pairs = []
         for x, t, g in zip(args, tangents, grads):
-            if t is None or g is None:
+            if t is None or g is None or not _depends_on_u(op, g):
                 continue
-            if not g.requires_grad:
-                raise NotImplementedError(f"forward-mode AD of {op.name}: it has no jvp rule, "
-                                          "and its backward rule is not differentiable")
             pairs.append((_fit_gradient(g, x), t))
         wanted = [u for u in us if u.requires_grad]
         if not pairs or not wanted:
@@ -301,6 +310,35 @@ def _by_two_vjps(op, args, attrs, tangents, outputs, multi):
                      create_graph=create_graph)
     found = iter(found)
     return tuple(next(found) if u.requires_grad else None for u in us)
+
+
+def _probe_like(o):
+    """A cotangent u for the two-VJP fallback: its value does not matter (J^T u is linear in
+    u), but it must not make J^T u vanish by accident -- so no zeros or ones (a softmax's
+    backward of ones is 0) -- and drawing it must not touch the random streams."""
+    from .. import _creation
+
+    n = o.numel()
+    floating = o._dtype.category >= dt.FLOATING
+    real = o._dtype.to_real() if o._dtype.category == dt.COMPLEX else o._dtype
+    values = _creation.arange(n, dtype=real if floating else None,
+                              device=o.device) * 0.6180339887 % 1.0 + 0.5
+    if o._dtype.category == dt.COMPLEX:
+        values = values * (1 - 0.75j)
+    u = values.reshape(o.shape).to(o.dtype) if n else o.new_zeros(o.shape)
+    return u.requires_grad_(floating)
+
+
+def _depends_on_u(op, g):
+    """Whether a rule's gradient is J^T u. One that does not require grad is either a
+    constant -- then 0, as J^T u is linear in u (a norm of order 0) -- or was computed
+    through a kernel without rules (a fused backward), which cannot give J v: refused."""
+    if g.requires_grad:
+        return True
+    if not bool((g != 0).any()):
+        return False
+    raise NotImplementedError(f"forward-mode AD of {op.name}: it has no jvp rule, and its "
+                              "backward rule is not differentiable")
 
 
 def _fit_gradient(g, x):

@@ -6,9 +6,9 @@ Every public math function ends here, so this file is kept short and fast: promo
 are cached per (kind, operand types), and a node is only built when grad mode is on and some
 input requires grad. One global test lets something else see every op first: `_observer`, the
 innermost of a stack of observers (a profiler; vmap and forward-mode AD, ember/_functorch/),
-each of which runs the op through the ones below it with `call_below`. In-place ops (`dispatch_inplace`) compute out of place, write the result
-into the target's memory, bump its version counter and rebase its history (torch's
-`CopySlices` when the target is a view).
+each of which runs the op through the ones below it with `call_below`. In-place ops
+(`dispatch_inplace`) compute out of place, write the result into the target's memory, bump its
+version counter and rebase its history (torch's `CopySlices` when the target is a view).
 
 Read next: `autograd/graph.py` (the node that gets recorded).
 """
@@ -103,6 +103,8 @@ def autocast_args(name, *tensors):
     if _autocast is None:
         return tensors
     return _autocast(name, tensors)
+
+
 def add_observer(fn):
     """Let `fn(op, args, attrs, target)` see every op first (target: self of an in-place op)."""
     global _observer

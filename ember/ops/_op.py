@@ -26,8 +26,8 @@ reads: name | promotion kind | kernel | rule (torch keeps the same pairing in de
   as the backward rule (`a`, `out`, attributes, ...). `jvp=LINEAR` says the op is linear in its
   floating tensor inputs, so the tangent is the op itself applied to the tangents;
   `jvp=ELEMENTWISE` that it is elementwise, so the tangent is its backward rule applied to the
-  tangents; `jvp=MULTILINEAR` that it is a product, linear in each input on its own. An op without one gets its tangent from two backward passes
-  (autograd/forward_ad.py), counted.
+  tangents; `jvp=MULTILINEAR` that it is a product, linear in each input on its own. An op
+  without one gets its tangent from two backward passes (autograd/forward_ad.py), counted.
 * The **batching rule** (`@x.batch`, or `batch=` in the row) runs the op under `vmap`:
   `rule(op, args, batched, attrs)` gets the inputs with every batched tensor's batch dim at the
   front (`batched[i]` says which), and returns the result(s) with the batch dim at the front

@@ -177,8 +177,9 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
 
 
 # ----------------------------------------------------------------------------------------------
-# forward mode and vmap (see ops/_op.py): copies and casts are linear; fill's result does not
-# depend on its input (a zero tangent), fill_tensor's only on the value; all are elementwise
+# forward mode and vmap (see ops/_op.py): copies and casts are linear (copy's result is its
+# source); fill's result does not depend on its input (a zero tangent), fill_tensor's only on
+# the value; all are elementwise
 
 
 def _fill_tensor_jvp(a_t, v_t):
@@ -187,8 +188,14 @@ def _fill_tensor_jvp(a_t, v_t):
     return v_t if a_t is None else v_t + a_t * 0
 
 
-for _op in (_cast, _move, _clone, _copy, _zero):
+def _copy_jvp(a_t, b_t, a):
+    """copy_(a, b) is b: its tangent is b's (zeros when only a had one)."""
+    return b_t if b_t is not None else a_t.new_zeros(a.shape)
+
+
+for _op in (_cast, _move, _clone, _zero):
     _op.jvp(LINEAR)
+_copy.jvp(_copy_jvp)
 _fill.jvp(lambda a_t: a_t.new_zeros(a_t.shape))
 _fill_tensor.jvp(_fill_tensor_jvp)
 for _op in (_cast, _move, _clone, _copy, _fill, _fill_tensor, _zero):

@@ -1531,8 +1531,9 @@ def unravel_index(indices, shape):
         flat = flat.div(size, rounding_mode="floor")
     return tuple(reversed(coordinates))
 # forward mode and vmap (see ops/_op.py). Reading scattered positions (x[idx], gather,
-# index_select, take) is linear, and so is adding them back; the writers take their tangents
-# from their backward rules. Batching: an index tuple gets a full slice in front for the batch
+# index_select, take) is linear, and so is adding them back or writing them (writing a number
+# writes a zero tangent); the reducing scatters take their tangents from their backward rules.
+# Batching: an index tuple gets a full slice in front for the batch
 # dim -- where NumPy then puts the index block in front (its arrays are not adjacent), the
 # batch dim is moved back to the front; ops along one dim shift it; a batched index tensor runs
 # once per sample.
@@ -1620,8 +1621,13 @@ def _masked_fill_batch(op, values, batched, attrs):
 
 
 for _op in (_getitem, *_VIEWS.values(), _basic_backward, _index, _index_backward,
-            _index_select, _gather, _take):
-    _op.jvp(LINEAR)
+            _index_select, _gather, _take, _masked_select, _index_put, _index_add, _index_copy,
+            _index_fill_tensor, _scatter, _scatter_add, _masked_fill_tensor, _masked_scatter,
+            _put):
+    _op.jvp(LINEAR)  # writers: the same write applied to the tangents (the last one wins)
+_index_fill.jvp(lambda a_t, index, dim: _index_fill(a_t, index, dim=dim, value=0))
+_scatter_value.jvp(lambda a_t, index, dim: _scatter_value(a_t, index, dim=dim, value=0))
+_masked_fill.jvp(lambda a_t, mask: _masked_fill(a_t, mask, value=0))
 for _op in (_getitem, *_VIEWS.values()):
     _op.batch(_basic_batch)
 for _op in (_gather, _scatter, _scatter_value, _scatter_add, _scatter_legacy, _scatter_reduce):

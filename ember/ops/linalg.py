@@ -2082,9 +2082,10 @@ def _add_op():
 
 def _affine_jvp(c_t, a_t, b_t, c, a, b, beta, alpha, op):
     """d(beta * c + alpha * product(a, b)): the op itself with beta = 0 gives alpha *
-    product, and `product` is linear in each operand."""
+    product, and `product` is linear in each operand. c's tangent is scaled by beta even
+    when beta is 0 (so inf becomes nan, as in torch's formula)."""
     total = None
-    if c_t is not None and beta != 0:
+    if c_t is not None:
         total = c_t if beta == 1 else c_t * beta
     for part in (op(c, a_t, b, beta=0, alpha=alpha) if a_t is not None else None,
                  op(c, a, b_t, beta=0, alpha=alpha) if b_t is not None else None):

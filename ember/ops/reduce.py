@@ -1577,4 +1577,6 @@ _argmin.batch(_arg_batch)
 _any.batch(_logical_batch)
 _all.batch(_logical_batch)
 _sum_to_size.batch(_sum_to_size_batch)
+_renorm.batch(batch_rules.dims("dims"))
+_hash_tensor.batch(batch_rules.dims("dims"))
 del _op

@@ -1721,12 +1721,22 @@ def _view_scatter_batch(op, values, batched, attrs):
                          attrs=view.batch_rule.translate(attrs["attrs"], size))
 
 
+def _joined_jvp(op):
+    """cat / stack: the tangents joined as the inputs were, zeros for inputs without one
+    (integer inputs too: their values are not part of the tangent), in the result's dtype."""
+    def rule(tangents, inputs, out, dim):
+        return op(*(t if t is not None else x.new_zeros(x.shape, dtype=out.dtype)
+                    for t, x in zip(tangents, inputs)), dim=dim)
+    return rule
+
+
 for _op in (_view, _transpose, _t, _permute, _expand, _unsqueeze, _squeeze, _squeeze_dim,
             _squeeze_dims, _view_scatter, _slice, _select, _split, _split_even, _unbind,
-            _diagonal, _unfold_backward, _unfold, _strided_grad, _as_strided, _cat, _stack,
-            _repeat, _repeat_interleave_backward, _repeat_interleave, _flip, _roll,
-            _diag_embed):
+            _diagonal, _unfold_backward, _unfold, _strided_grad, _as_strided, _repeat,
+            _repeat_interleave_backward, _repeat_interleave, _flip, _roll, _diag_embed):
     _op.jvp(LINEAR)
+_cat.jvp(_joined_jvp(_cat))
+_stack.jvp(_joined_jvp(_stack))
 for _op in (_unsqueeze, _slice, _select, _split, _split_even, _unbind, _unfold, _cat, _stack,
             _repeat_interleave, _repeat_interleave_backward):
     _op.batch(batch_rules.dims("dim"))

@@ -20,9 +20,9 @@ import math
 import warnings
 
 from ... import _dtype as dt
+from ..._functorch import batch_rules
 from ..._parallel import row_split
 from ...autograd.forward_ad import rules_must_differentiate
-from ..._functorch import batch_rules
 from .._op import op
 from .activation import _softmax_backward, _sum_along
 

@@ -20,8 +20,8 @@ Read next: `pool.py`.
 import itertools
 import math
 
-from ..._parallel import get_num_threads, parallel_map
 from ..._functorch import batch_rules
+from ..._parallel import get_num_threads, parallel_map
 from .._dispatch import autocast_args
 from .._op import MULTILINEAR, export, op
 

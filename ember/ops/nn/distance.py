@@ -16,8 +16,8 @@ Read next: ../../nn/modules/loss.py (the loss modules).
 import math
 
 from ... import _dtype as dt
-from ...autograd import grad_mode
 from ..._functorch import batch_rules
+from ...autograd import grad_mode
 from .._op import export, op
 from ..shape import broadcast_shapes, broadcast_tensors
 

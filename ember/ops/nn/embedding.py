@@ -18,8 +18,8 @@ Read next: the modules in ember/nn/modules/ (sparse.py holds Embedding and Embed
 """
 from ... import _creation
 from ... import _dtype as dt
-from ...autograd import grad_mode
 from ..._functorch import batch_rules
+from ...autograd import grad_mode
 from .._op import LINEAR, export, op
 from ..index import searchsorted
 from ..pointwise import where

@@ -945,4 +945,5 @@ _batch_norm.batch(_batch_norm_batch)
 _batch_norm_backward.batch(_batch_norm_backward_batch)
 _group_norm.batch(_group_norm_batch)
 _group_norm_backward.batch(_group_norm_backward_batch)
+_cross_map_lrn2d.batch(batch_rules.fold())
 del _op

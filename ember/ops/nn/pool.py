@@ -39,9 +39,9 @@ import numpy as np  # window tables are small host arrays built from Python ints
 
 from ... import _creation
 from ... import _dtype as dt
-from ..._parallel import row_split
 from ..._functorch import batch_rules
 from ..._functorch.vmap import all_samples
+from ..._parallel import row_split
 from ...autograd import grad_mode
 from .._dispatch import autocast_args
 from .._op import LINEAR, export, op
@@ -913,4 +913,5 @@ _window_sum_backward.batch(batch_rules.fold(shapes=("input_shape",)))
 _max_unpool.batch(batch_rules.fold(inputs=(0, 1)))
 _tiled_backward.batch(batch_rules.fold(inputs=None, shapes=("input_shape",)))
 _tiled_pick.batch(batch_rules.fold(inputs=None))
+_fractional_indices.batch(batch_rules.fold(inputs=(0, 1)))
 del _op
