@@ -99,7 +99,7 @@ from . import signal
 from ._windows import (bartlett_window, blackman_window, hamming_window, hann_window,
                        kaiser_window)
 from . import special  # the torch.special namespace
-from . import cuda, nn, optim, profiler, sparse
+from . import cuda, distributed, nn, optim, profiler, sparse
 from . import distributions  # after nn: distributions use nn.functional
 from . import functional  # torch.functional
 from . import func  # torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, ...

@@ -10,7 +10,8 @@ bool, and a nested list takes the promotion of all its elements (`[1, 2.5]` -> f
 `[np.int8(1), True]` -> int8, `[1, 2j]` -> complex64). NumPy arrays keep
 their dtype. `pin_memory=True` is accepted and has no effect (pinning only speeds up copies).
 
-Read next: `_random.py` (the random factories).
+Read next: `_mt19937.py` and `_generator.py` (torch's random generator), then `_random.py`
+(the random factories).
 """
 import builtins
 import math

@@ -494,6 +494,55 @@ export(to_sparse, name="to_sparse_coo", function=False, method=True)
 
 
 @export(function=False, method=True)
+def sparse_mask(self, mask):
+    """This dense tensor's entries at the positions of the sparse tensor `mask`, as a sparse
+    tensor with mask's positions, repeats included (differentiable through the entries)."""
+    if not isinstance(mask, SparseTensor):
+        raise RuntimeError("sparse_mask expects mask to be sparse coordinate tensor layout but "
+                           "got Strided")
+    if tuple(mask.shape) != tuple(self.shape):
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size "
+                           f"{list(self.shape)} but mask has size {list(mask.shape)}")
+    values = self[tuple(mask._indices_t.unbind(0))]
+    return SparseTensor._of(mask._indices_t, values, self.shape, mask._coalesced)
+
+
+def _layout_error(name, what="sparse coordinate tensor"):
+    def method(self):
+        raise RuntimeError(f"{name} expected {what} layout but got Strided")
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = "Only for sparse tensors: a dense one raises, as in torch."
+    return method
+
+
+def _sparse_only(name):
+    def method(self):
+        raise NotImplementedError(f"{name}() is only for sparse tensors; this one is dense")
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = "Only for sparse tensors: a dense one raises, as in torch."
+    return method
+
+
+for _name in ("coalesce", "indices", "is_coalesced"):
+    export(_layout_error(_name), name=_name, function=False, method=True)
+export(_layout_error("values", "sparse tensor"), name="values", function=False, method=True)
+for _name in ("_indices", "_values", "_nnz"):
+    export(_sparse_only(_name), name=_name, function=False, method=True)
+
+
+@export(function=False, method=True)
+def sparse_dim(self):
+    """A dense tensor has no sparse dims."""
+    return 0
+
+
+@export(function=False, method=True)
+def dense_dim(self):
+    """Every dim of a dense tensor is dense."""
+    return self.ndim
+
+
+@export(function=False, method=True)
 def to_dense(self, dtype=None, *, masked_grad=None):
     """A dense tensor is its own dense form (a sparse one densifies)."""
     return self if dtype is None else self.to(dtype)

@@ -197,52 +197,40 @@ PENDING = {
             conj_physical_ view_as_complex_copy view_as_real_copy windows has_spectral"""),
         **_group(_RANDOM, "quasirandom thread_safe_generator"),
         **_group(_COMPAT, """
-            amp autocast autocast_decrement_nesting autocast_increment_nesting
-            clear_autocast_cache get_autocast_cpu_dtype get_autocast_dtype
-            get_autocast_gpu_dtype get_autocast_ipu_dtype get_autocast_xla_dtype
-            is_autocast_cache_enabled is_autocast_cpu_enabled is_autocast_enabled
-            is_autocast_ipu_enabled is_autocast_xla_enabled set_autocast_cache_enabled
-            set_autocast_cpu_dtype set_autocast_cpu_enabled set_autocast_dtype
-            set_autocast_enabled set_autocast_gpu_dtype set_autocast_ipu_dtype
-            set_autocast_ipu_enabled set_autocast_xla_dtype set_autocast_xla_enabled
-            compile compiler jit fx backends hub testing multiprocessing accelerator cpu mps
-            xpu mtia version torch_version GradScaler export library overrides Event Stream
-            get_device_module AcceleratorError OutOfMemoryError DisableTorchFunction
+            get_autocast_ipu_dtype get_autocast_xla_dtype is_autocast_ipu_enabled
+            is_autocast_xla_enabled set_autocast_ipu_dtype set_autocast_ipu_enabled
+            set_autocast_xla_dtype set_autocast_xla_enabled fx mps xpu mtia export library overrides
+            Event Stream get_device_module AcceleratorError OutOfMemoryError DisableTorchFunction
             DisableTorchFunctionSubclass cond while_loop"""),
-        **_group(_DIST, "distributed is_distributed"),
+        **_group(_DIST, "is_distributed"),
         **_group(_CORE, """
-            BFloat16Storage BFloat16Tensor BoolStorage BoolTensor ByteStorage ByteTensor
-            CharStorage CharTensor ComplexDoubleStorage ComplexFloatStorage DoubleStorage
-            DoubleTensor FloatStorage FloatTensor HalfStorage HalfTensor IntStorage IntTensor
-            LongStorage LongTensor ShortStorage ShortTensor Storage storage
-            set_default_tensor_type
-            abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_
-            as_strided_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_
-            cos_ cosh_ deg2rad_ erf_ erfc_ exp2_ exp_ expm1_ fix_ floor_ frac_ index_put_
-            log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_
-            round_ rsqrt_ sigmoid_ sin_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ i0_ sinc_ xlogy_"""),
+            BFloat16Storage BFloat16Tensor BoolStorage BoolTensor ByteStorage ByteTensor CharStorage
+            CharTensor ComplexDoubleStorage ComplexFloatStorage DoubleStorage DoubleTensor
+            FloatStorage FloatTensor HalfStorage HalfTensor IntStorage IntTensor LongStorage
+            LongTensor ShortStorage ShortTensor Storage storage set_default_tensor_type abs_ acos_
+            acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ as_strided_ asin_
+            asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ erf_
+            erfc_ exp2_ exp_ expm1_ fix_ floor_ frac_ index_put_ log10_ log1p_ log2_ log_ logit_
+            nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ round_ rsqrt_ sigmoid_ sin_ sinh_ sqrt_
+            square_ tan_ tanh_ trunc_ i0_ sinc_ xlogy_"""),
         **_group(_SPARSE, """
             sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor sparse_compressed_tensor
-            sparse_csc sparse_csc_tensor sparse_csr sparse_csr_tensor dsmm hsmm hspmm saddmm
-            smm sspaddmm ccol_indices_copy col_indices_copy crow_indices_copy indices_copy
+            sparse_csc sparse_csc_tensor sparse_csr sparse_csr_tensor dsmm hsmm hspmm saddmm smm
+            sspaddmm ccol_indices_copy col_indices_copy crow_indices_copy indices_copy
             row_indices_copy values_copy resize_as_sparse_"""),
         **_group(_TODO, "lobpcg"),
     },
     "Tensor": {
         "chalf": _COMPLEX,
-        **_group(_COMPAT, """
-            ipu is_ipu is_maia is_mkldnn is_mps is_mtia is_pinned is_vulkan is_xla is_xpu
-            mtia pin_memory record_stream share_memory_ is_shared xpu"""),
+        **_group(_COMPAT, "ipu is_pinned mtia pin_memory record_stream xpu"),
         "is_distributed": _DIST,
         **_group(_CORE, "cumprod_ cumsum_ storage_type"),
         **_group(_SPARSE, """
-            ccol_indices col_indices coalesce crow_indices dense_dim indices is_coalesced
-            is_sparse_csr resize_as_sparse_ row_indices smm sparse_dim sparse_mask
-            sparse_resize_ sparse_resize_and_clear_ sspaddmm to_sparse_bsc to_sparse_bsr
-            to_sparse_csc to_sparse_csr values"""),
+            ccol_indices col_indices crow_indices resize_as_sparse_ row_indices smm sparse_resize_
+            sparse_resize_and_clear_ sspaddmm to_sparse_bsc to_sparse_bsr to_sparse_csc
+            to_sparse_csr"""),
     },
     "nn": {
-        **_group(_DIST, "DataParallel parallel"),
         "attention": _COMPAT,  # SDPA backend selection (sdpa_kernel, SDPBackend)
     },
     "nn.functional": {

@@ -24,7 +24,7 @@ CASES = {
     "transformer_language_model": (["word_language_model.py", "--model", "Transformer"], {},
                                    None),
     "vae": (["vae.py"], {}, None),
-    "dcgan": (["dcgan.py"], {}, "needs ember.nn.parallel from the distributed work"),
+    "dcgan": (["dcgan.py"], {}, None),
     "lbfgs_sine_lstm": (["time_sequence_prediction.py"], {}, None),
     "gpt_amp_compile": (["gpt.py"], {}, None),
     "custom_function": (["custom_function.py"],

@@ -232,3 +232,19 @@ def test_a_graph_convolutional_network_trains_like_torch():
     t = _gcn_losses(torch, adjacency, features, labels, weights)
     np.testing.assert_allclose(e, t, rtol=1e-4)
     assert e[-1] < 0.8 * e[0]
+
+
+@pytest.mark.parametrize("method", ["coalesce", "indices", "values", "is_coalesced", "_nnz",
+                                    "_indices", "_values"])
+def test_sparse_only_methods_refuse_a_dense_tensor_like_torch(method):
+    check_raises(lambda m: getattr(m.ones(2, 3), method)())
+
+
+def test_dense_tensors_answer_the_layout_questions_and_sparse_mask():
+    e, t = both(lambda m: m.ones(2, 3))
+    assert (e.sparse_dim(), e.dense_dim()) == (t.sparse_dim(), t.dense_dim())
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    check(lambda m, x: x.sparse_mask(m.sparse_coo_tensor(INDICES, VALUES, (2, 3))).to_dense(),
+          [x])
+    e, t = both(lambda m: m.tensor(x).sparse_mask(m.sparse_coo_tensor(INDICES, VALUES, (2, 3))))
+    same_repr(e, t)

@@ -11,7 +11,15 @@
     explain.py       explain(): every backward step in words, checked numerically
     profiler.py      torch.autograd.profiler's API over ember.profiler
 """
-from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph  # noqa: F401
+from . import (  # noqa: F401
+    anomaly_mode,
+    engine,
+    forward_ad,
+    function,
+    functional,
+    grad_mode,
+    graph,
+)
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly  # noqa: F401
 from .engine import backward, grad  # noqa: F401
 from .explain import explain  # noqa: F401
@@ -52,6 +60,8 @@ class Variable:
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         return data.detach().requires_grad_(requires_grad)
+
+    _execution_engine = engine.ImperativeEngine()  # torch code queues final callbacks here
 
 
 def variable(*args, **kwargs):

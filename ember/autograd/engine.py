@@ -13,7 +13,9 @@
     4. release    saved tensors are freed as each node finishes, unless retain_graph.
 
 Rules run with grad mode off, unless create_graph=True: then they record a graph of their own
-and the gradients can be differentiated again.
+and the gradients can be differentiated again. Callbacks queued during a pass
+(`queue_callback`, torch's `Variable._execution_engine.queue_callback`) run once it has
+finished: DDP waits there for its last gradient all-reduce.
 
 Read next: `function.py` (user-defined autograd functions) and `functional.py`.
 """
@@ -25,10 +27,11 @@ from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, edge_of
 
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad", "queue_callback"]
 
 _grad = grad_mode.state
 _observer = None  # set while a profiler or explain() listens (see _instrument.py)
+_final_callbacks = []  # one list per backward pass in progress (a hook may start another)
 # False during a walk that only some inputs' gradients matter to (grad(), backward(inputs=)):
 # a reentrant checkpoint cannot run then (it backpropagates into every leaf it recomputes)
 checkpoint_valid = True
@@ -100,6 +103,23 @@ def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 
     result = vmap(one)(*_as_tuple(grad_outputs))
     return tuple(None if k in unused else g for k, g in enumerate(result))
+
+
+def queue_callback(callback):
+    """Run `callback()` when the backward pass in progress has finished (called from a hook
+    during backward), as torch's `Variable._execution_engine.queue_callback`."""
+    if not _final_callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks[-1].append(callback)
+
+
+class ImperativeEngine:
+    """`Variable._execution_engine`: the object through which torch code reaches the engine."""
+
+    @staticmethod
+    def queue_callback(callback):
+        """See `queue_callback`."""
+        queue_callback(callback)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -174,11 +194,16 @@ def _run(outputs, grads, retain_graph, create_graph, targets, capture):
     global checkpoint_valid
     previous, outer_valid = _grad.grad_enabled, checkpoint_valid
     _grad.grad_enabled = create_graph
+    callbacks = []
+    _final_callbacks.append(callbacks)
     checkpoint_valid = targets is None
     try:
         _execute(deps, needed, buffers, fresh, captures, captured, retain_graph,
                  capture or target_edges is not None, capture)
+        while callbacks:  # a callback may queue another
+            callbacks.pop(0)()
     finally:
+        _final_callbacks.pop()
         _grad.grad_enabled = previous
         checkpoint_valid = outer_valid
     if targets is not None and not capture:

@@ -8,9 +8,9 @@ through `_backend.cupy()` (`_backend.py` is the only file that imports CuPy). Wi
 a GPU, `is_available()` says False and `device_count()` 0, and the calls that need a GPU raise
 a RuntimeError saying so.
 
-Random numbers: ember draws every device's samples on the host from one generator (see
-`_random.py`), so with a GPU `manual_seed` here seeds that generator -- the same as
-`ember.manual_seed`; without one it does nothing, as torch's (which only queues the seed).
+Random numbers: ember draws a GPU's samples on the host, from one host generator per GPU
+(`_generator.py`); `manual_seed` and friends here seed and save those and leave the CPU
+stream alone, as torch's do. These streams are ember's own: only CPU streams equal torch's.
 
 Memory figures are CuPy's memory pool: `memory_allocated` counts bytes held by live arrays,
 `memory_reserved` what the pool holds from the driver, and `empty_cache` returns the unused part.
@@ -22,13 +22,13 @@ raise NotImplementedError on a GPU (0 without one).
 
 Read next: docs/CUDA.md (how the GPU path is checked, and how fast it is).
 """
-from .. import _backend, _device
-from .._random import manual_seed as _seed_host_generator
+from .. import _backend, _device, _generator
 
 __all__ = ["is_available", "is_initialized", "device_count", "current_device", "set_device",
            "device", "get_device_name", "get_device_capability", "get_device_properties",
            "is_bf16_supported", "synchronize", "manual_seed", "manual_seed_all", "seed",
-           "seed_all", "memory_allocated", "memory_reserved", "max_memory_allocated",
+           "seed_all", "initial_seed", "get_rng_state", "set_rng_state", "get_rng_state_all",
+           "set_rng_state_all", "memory_allocated", "memory_reserved", "max_memory_allocated",
            "max_memory_reserved", "reset_peak_memory_stats", "empty_cache", "amp"]
 
 
@@ -104,27 +104,67 @@ def synchronize(device=None):
     _require().cuda.Device(_index(device)).synchronize()
 
 
+def _generator_of(device=None):
+    """The host generator that samples for GPU `device` (default: the current one) use."""
+    if device is None or device == "cuda":
+        index = _device.current_cuda_index
+    elif isinstance(device, int):
+        index = device
+    else:
+        index = _device.as_device(device).index
+    return _generator.cuda_generator(index)
+
+
+def _all_generators():
+    return [_generator.cuda_generator(i) for i in range(max(device_count(), 1))]
+
+
 def manual_seed(seed):
-    """Seed the generator GPU samples are drawn from (ember's one host generator); without a
-    GPU nothing, as in torch."""
-    if is_available():
-        _seed_host_generator(seed)
+    """Seed the current GPU's generator (the CPU stream is untouched, as in torch)."""
+    _generator_of().manual_seed(int(seed))
 
 
 def manual_seed_all(seed):
-    """The same as `manual_seed`: every GPU draws from the one host generator."""
-    manual_seed(seed)
+    """Seed every GPU's generator."""
+    for g in _all_generators():
+        g.manual_seed(int(seed))
 
 
 def seed():
-    """Seed the GPU generator from a random number (nothing without a GPU)."""
-    if is_available():
-        from .._random import seed as seed_host
-
-        seed_host()
+    """Seed the current GPU's generator from the operating system's entropy."""
+    _generator_of().seed()
 
 
-seed_all = seed
+def seed_all():
+    """Seed every GPU's generator with one seed from the operating system's entropy."""
+    manual_seed_all(_generator._nondeterministic_seed())
+
+
+def initial_seed():
+    """The seed the current GPU's generator started from."""
+    return _generator_of().initial_seed()
+
+
+def get_rng_state(device="cuda"):
+    """A GPU generator's state as a uint8 tensor (ember's layout: the MT19937 state, not
+    torch's Philox seed and offset)."""
+    return _generator_of(device).get_state()
+
+
+def set_rng_state(new_state, device="cuda"):
+    """Restore a GPU generator from `get_rng_state`."""
+    _generator_of(device).set_state(new_state)
+
+
+def get_rng_state_all():
+    """Every GPU generator's state."""
+    return [g.get_state() for g in _all_generators()]
+
+
+def set_rng_state_all(new_states):
+    """Restore every GPU generator from `get_rng_state_all`."""
+    for g, state in zip(_all_generators(), new_states):
+        g.set_state(state)
 
 
 def memory_allocated(device=None):

@@ -40,13 +40,12 @@ import functools
 import math
 import warnings
 
-import numpy as np  # np.errstate only: torch returns inf/nan silently where NumPy would warn
+import numpy as np  # np.errstate (torch gives inf/nan silently where NumPy warns); rrelu noise
 
 from ... import _dtype as dt
 from ..._functorch import batch_rules
 from ..._parallel import row_split
 from ..._utils import wrap_dim
-from ...autograd import grad_mode
 from ...autograd.forward_ad import rules_must_differentiate
 from .._op import ELEMENTWISE, REGISTRY, defop, export, op
 from ..pointwise import _quiet, where
@@ -959,10 +958,27 @@ def _rrelu(input, lower, upper, training, inplace, generator):
     if not input.is_floating_point():
         raise NotImplementedError(f"\"rrelu_with_noise_cpu\" not implemented for "
                                   f"'{dt.scalar_name(input.dtype)}'")
-    with grad_mode.no_grad():
-        slopes = input.new_empty(input.shape).uniform_(lower, upper, generator=generator)
-        noise = where(input <= 0, slopes, 1.0)
+    noise = _rrelu_noise(input, lower, upper, generator)
     return input.mul_(noise) if inplace else input * noise
+
+
+def _rrelu_noise(input, lower, upper, generator):
+    """The slopes, drawn as torch draws them: one uniform double per non-positive element in
+    row-major order, u * (upper - lower) + lower (two roundings: this kernel is not built
+    with fused multiply-adds), the bounds first rounded to the type torch computes in
+    (float32 for all but float64); 1 elsewhere."""
+    from ... import _random_kernels
+    from ..._creation import from_numpy
+    from ..._generator import generator_for
+
+    negative = input.detach().numpy(force=True) <= 0
+    g = generator_for(input.device, generator)
+    compute = np.float64 if input.dtype is dt.float64 else np.float32
+    low, high = float(compute(lower)), float(compute(upper))
+    u = _random_kernels.unit_doubles(g, int(negative.sum()))
+    noise = np.ones(negative.shape, dtype=input.dtype.np)
+    noise[negative] = u * (high - low) + low
+    return from_numpy(noise).to(input.device)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
