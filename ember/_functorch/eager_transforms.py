@@ -303,6 +303,17 @@ def _tensor(t):
     return t
 
 
+def _check_like_primals(tangents, primals):
+    """linearize's jvp_fn takes tangents of exactly the primals' shapes and dtypes."""
+    for k, (t, p) in enumerate(zip(tangents, primals)):
+        if tuple(t.shape) != tuple(p.shape):
+            raise RuntimeError(f"tangent:{k} with shape {t.shape} in flattened pytree doesn't "
+                               f"match the shape {p.shape} of the corresponding primal.")
+        if t.dtype is not p.dtype:
+            raise RuntimeError(f"tangent:{k} with dtype {t.dtype} in flattened pytree doesn't "
+                               f"match the dtype {p.dtype} of the corresponding primal.")
+
+
 def linearize(func, *primals):
     """torch.func.linearize: `(func(*primals), jvp_fn)`, `jvp_fn(*tangents)` giving J @
     tangents. Differs from torch: each call of jvp_fn re-runs func under forward-mode AD (torch
@@ -311,6 +322,7 @@ def linearize(func, *primals):
 
     def jvp_fn(*tangents):
         """J @ tangents at the primals."""
+        _check_like_primals(tangents, primals)
         return jvp(func, primals, tangents)[1]
 
     return output, jvp_fn
