@@ -220,6 +220,7 @@ class VmapLevel(levels.Level):
         if target is not None:
             return self._inplace(op, target, args, attrs)
         values, flags = self._unwrap(args)
+        _keep_logical_promotion(op, args, values, flags)
         with levels.below(self):
             result = run_rule(op, values, flags, attrs)
         multi = type(result) is tuple
@@ -248,6 +249,7 @@ class VmapLevel(levels.Level):
         """`target.op_(*args)`: the batching rule's out-of-place result written into the
         target's value; a batched argument cannot be written into an unbatched target."""
         values, flags = self._unwrap((target,) + args)
+        _keep_logical_promotion(op, (target,) + args, values, flags)
         if not flags[0]:
             raise RuntimeError(f"vmap: {op.name}_(self, *extra_args) is not possible because "
                                "there exists a Tensor `other` in extra_args that has more "
@@ -270,6 +272,21 @@ class VmapLevel(levels.Level):
         if recording:
             _record_inplace(op, target, batched(old, self.index), args, attrs)
         return target
+
+
+def _keep_logical_promotion(op, args, values, flags):
+    """A sample that is 0-d is a weak operand in promotion (float32 + a 0-d float64 stays
+    float32), but its batch is not 0-d: such batches are cast to the dtype the samples
+    compute in, so the rule promotes as each sample would."""
+    if op.promote in ("none", "same") or not any(
+            f and a._data.ndim == 0 for a, f in zip(args, flags)):
+        return
+    from ..ops._dispatch import _promotion
+
+    compute = _promotion(op.promote, args)[0]
+    for k, (a, f) in enumerate(zip(args, flags)):
+        if f and a._data.ndim == 0 and a._dtype is not compute:
+            values[k] = values[k].to(compute)
 
 
 def _without_history(t):
