@@ -104,6 +104,8 @@ from . import special  # the torch.special namespace
 from . import cuda, distributed, nn, optim, profiler, sparse
 from . import distributions  # after nn: distributions use nn.functional
 from . import functional  # torch.functional
+from . import func  # torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, ...
+from .func import vmap  # torch.vmap
 
 # compatibility modules (each says in its docstring what it does on ember)
 from . import accelerator, amp, backends, compiler, cpu, hub, jit, onnx, testing, version

@@ -35,6 +35,7 @@ from . import _random_kernels as kernels
 from . import _stdsort
 from ._creation import _check_options, _check_size, _finish, _size, empty_like, from_numpy
 from ._device import as_device
+from ._functorch.vmap import random_function
 from ._generator import (
     Generator,
     default_generator,
@@ -162,6 +163,7 @@ def _sample(shape, dtype, device, requires_grad, draw):
 # factories
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """Uniform samples in [0, 1) (torch's `empty(size).uniform_()`)."""
@@ -175,6 +177,7 @@ def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, de
                    lambda n: _uniforms(g, n, dtype, 0.0, 1.0))
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
     """Standard normal samples (torch's `empty(size).normal_()`)."""
@@ -188,6 +191,7 @@ def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, d
                    lambda n: _normals(g, n, dtype, 0.0, 1.0, contiguous=True))
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
             layout=None, device=None, requires_grad=False, pin_memory=False):
     """Integers in [low, high) (low defaults to 0): `randint(high, size)` or
@@ -231,6 +235,7 @@ def _randint_args(args, low, high, size, fn_name):
     return builtins.int(low), builtins.int(high), size
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random permutation of 0 .. n-1 (int64 unless `dtype` is given)."""
@@ -266,6 +271,7 @@ def _like(fill, input, dtype, layout, device, requires_grad, memory_format):
     return result
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     """rand with input's shape, dtype, device and memory order."""
@@ -274,6 +280,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad, memory_format)
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     """randn with input's shape, dtype, device and memory order."""
@@ -282,6 +289,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad, memory_format)
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
     """`randint_like(input, high)` or `randint_like(input, low, high)`; input's dtype."""
@@ -417,6 +425,7 @@ def _noise_function(name):
                                     "backward": staticmethod(backward)})
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False, pin_memory=False):
     """Normal samples. Four forms, as torch (each a standard normal sample of the result's
@@ -487,6 +496,7 @@ def _broadcast_shape(*shapes):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples: with probabilities `input` (floating, each in [0, 1]), or with one
     probability `p` for every element (then `input` only gives shape, dtype and device)."""
@@ -510,6 +520,7 @@ def _check_probabilities(probs):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Indices drawn from the categories of each row of `input` (non-negative weights, 1-d or
     2-d). Without replacement (or for one sample) torch's Gumbel trick: the top
@@ -570,6 +581,7 @@ def _multinomial_inverse_cdf(weights, num_samples, g):
     return picks.reshape(weights.shape[:-1] + (num_samples,))
 
 
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def poisson(input, generator=None):
     """Poisson samples with rates `input` (floating, non-negative); same dtype as input."""
     _require_float(input.dtype, "poisson_cpu")
@@ -590,6 +602,7 @@ def _generator(self, generator):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     """Fill with uniform samples in [from, to)."""
     from_ = kwargs.pop("from", from_)
@@ -620,6 +633,7 @@ def _no_extra(kwargs, fn_name):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples N(mean, std**2)."""
     _require_float_or_complex(self.dtype, "normal_kernel_cpu")
@@ -630,6 +644,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability p) or 0; `p` may be a tensor broadcastable to self."""
     g = _generator(self, generator)
@@ -655,6 +670,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def random_(self, *args, generator=None, **kwargs):
     """Fill with integers: `random_()` in [0, 2**digits] for floats (every integer the type
     holds exactly) or [0, max] for integers; `random_(to)` in [0, to);
@@ -689,6 +705,7 @@ def _check_random_dtype(dtype):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with exponential samples of rate `lambd` (mean 1 / lambd)."""
     _require_continuous(self, "Exponential")
@@ -708,6 +725,7 @@ def _require_continuous(self, name):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def geometric_(self, p, *, generator=None):
     """Fill with the number of Bernoulli(p) trials up to the first success (>= 1)."""
     (p,) = _float_args(p)
@@ -719,6 +737,7 @@ def geometric_(self, p, *, generator=None):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """Fill with exp(N(mean, std**2)) samples."""
     _require_float(self.dtype, "log_normal_cpu")
@@ -730,6 +749,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 
 
 @export(function=False, method=True)
+@random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fill with Cauchy samples: median + sigma * tan(pi * (u - 1/2))."""
     median, sigma = _float_args(median, sigma)

@@ -83,6 +83,8 @@ class Tensor:
     _hooks = None           # {id: hook} for a leaf's register_hook
     _post_acc_hooks = None  # {id: hook} for register_post_accumulate_grad_hook
     _is_param = False       # nn.Parameter sets True
+    _batch_level = 0        # a BatchedTensor's vmap level (ember/_functorch/levels.py)
+    _tangents = None        # {dual level: tangent} under forward-mode AD (autograd/forward_ad.py)
 
     def __new__(cls, *args, device=None, dtype=None):
         """`ember.Tensor(2, 3)` (uninitialised float) or `ember.Tensor([1, 2])` (data), as torch."""

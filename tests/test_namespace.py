@@ -188,7 +188,6 @@ _COMPAT = "compat"
 _DIST = "dist"
 _CORE = "names-core"
 _SPARSE = "sparse"
-_FUNC = "func"
 _TODO = "names-ops (not done)"
 
 PENDING = {
@@ -216,7 +215,6 @@ PENDING = {
             sparse_csc sparse_csc_tensor sparse_csr sparse_csr_tensor dsmm hsmm hspmm saddmm smm
             sspaddmm ccol_indices_copy col_indices_copy crow_indices_copy indices_copy
             row_indices_copy values_copy resize_as_sparse_"""),
-        **_group(_FUNC, "func vmap"),
         **_group(_TODO, "lobpcg"),
     },
     "Tensor": {
@@ -238,7 +236,6 @@ PENDING = {
     },
     "linalg": {},
     "autograd": {
-        "forward_ad": _FUNC,
         **_group(_COMPAT, "handle_torch_function has_torch_function is_tensor_like"),
         "SavedTensor": _TODO,  # needs saved-tensor hooks in the engine
     },

@@ -5,12 +5,21 @@
     engine.py        backward() and grad(): the iterative graph walk
     function.py      Function: user-defined forward/backward pairs
     functional.py    jacobian, hessian, vjp, jvp, hvp, vhp
+    forward_ad.py    forward-mode AD: dual_level, make_dual, unpack_dual
     anomaly_mode.py  detect_anomaly / set_detect_anomaly
     gradcheck.py     finite-difference checks of the rules
     explain.py       explain(): every backward step in words, checked numerically
     profiler.py      torch.autograd.profiler's API over ember.profiler
 """
-from . import anomaly_mode, engine, function, functional, grad_mode, graph  # noqa: F401
+from . import (  # noqa: F401
+    anomaly_mode,
+    engine,
+    forward_ad,
+    function,
+    functional,
+    grad_mode,
+    graph,
+)
 from .anomaly_mode import detect_anomaly, is_anomaly_enabled, set_detect_anomaly  # noqa: F401
 from .engine import backward, grad  # noqa: F401
 from .explain import explain  # noqa: F401

@@ -2,6 +2,7 @@
 `autograd.explain`, and the module tracker that tells them which nn.Module is running.
 
     ops/_dispatch.py    `call` and `dispatch_inplace` hand every op to `_dispatch._observer`
+                        (one of a stack of observers: function transforms may sit above)
     autograd/engine.py  `_apply` hands every node's rule to `engine._observer`
 
 Both are None unless some tool listens, so ordinary code pays one global test per op and one
@@ -42,8 +43,9 @@ def listen(listener):
     from ..ops import _dispatch
     from . import engine
 
+    if not _listeners:
+        _dispatch.add_observer(_observe_op)
     _listeners.append(listener)
-    _dispatch._observer = _observe_op
     engine._observer = _observe_node
 
 
@@ -53,26 +55,19 @@ def unlisten(listener):
 
     if listener in _listeners:
         _listeners.remove(listener)
-    if not _listeners:
-        _dispatch._observer = None
-        engine._observer = None
+        if not _listeners:
+            _dispatch.remove_observer(_observe_op)
+            engine._observer = None
 
 
 def _observe_op(op, args, attrs, target):
     """Dispatch's observer: run the op (with the observer off, so it is not seen twice)."""
     from ..ops import _dispatch
 
-    _dispatch._observer = None
     seq = next(_events)
-    try:
-        start = perf_counter_ns()
-        if target is None:
-            result = _dispatch.call(op, *args, **attrs)
-        else:
-            result = _dispatch.dispatch_inplace(op, target, args, attrs)
-        end = perf_counter_ns()
-    finally:
-        _dispatch._observer = _observe_op if _listeners else None
+    start = perf_counter_ns()
+    result = _dispatch.call_below(_observe_op, op, args, attrs, target)
+    end = perf_counter_ns()
     if target is None:
         outputs = result if type(result) is tuple else (result,)
         inputs = args

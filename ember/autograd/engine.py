@@ -22,6 +22,7 @@ Read next: `function.py` (user-defined autograd functions) and `functional.py`.
 import heapq
 
 from .._dtype import COMPLEX
+from .._functorch import levels as _levels
 from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, edge_of
@@ -56,10 +57,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """torch.autograd.grad: the gradients of `outputs` w.r.t. `inputs`, returned (not stored)."""
+    """torch.autograd.grad: the gradients of `outputs` w.r.t. `inputs`, returned (not stored).
+    With is_grads_batched, dim 0 of each grad_output indexes a batch of them: one backward pass
+    under vmap computes every vector-Jacobian product."""
     if is_grads_batched:
-        raise NotImplementedError("autograd.grad(is_grads_batched=True) needs vmap, which ember "
-                                  "does not have")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                             allow_unused, materialize_grads)
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if allow_unused is None:
@@ -81,6 +84,25 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                    "used in the graph. Set allow_unused=True if this is the "
                                    "desired behavior.")
     return tuple(result)
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    from .._functorch.vmap import vmap
+
+    inputs = _as_tuple(inputs)
+    unused = set()
+
+    def one(*gs):
+        found = grad(outputs, inputs, gs, retain_graph=retain_graph, create_graph=create_graph,
+                     allow_unused=allow_unused, materialize_grads=materialize_grads)
+        for k, g in enumerate(found):
+            if g is None:
+                unused.add(k)
+        return tuple(t.new_zeros(t.shape) if g is None else g for g, t in zip(found, inputs))
+
+    result = vmap(one)(*_as_tuple(grad_outputs))
+    return tuple(None if k in unused else g for k, g in enumerate(result))
 
 
 def queue_callback(callback):
@@ -139,7 +161,9 @@ def _root_grads(outputs, grad_outputs, create_graph):
             if not out._dtype.is_floating_point:
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                    f"but got {out._dtype}")
-            g = Tensor._make(_ones_like(out._data), device=out._device)
+            # a batched output (under vmap) holds no plain array to copy
+            g = (out.new_ones(out.shape) if out._batch_level else
+                 Tensor._make(_ones_like(out._data), device=out._device))
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
@@ -374,8 +398,10 @@ def _add(buffers, node, nr, g, owned, fresh):
         slots[nr] = g
     else:
         owned = True  # a sum is a new array
-        if _grad.grad_enabled or old._data.ndim == 0:
-            slots[nr] = old + g  # dispatch also turns NumPy's 0-d sum (a scalar) into an array
+        if _grad.grad_enabled or old._data.ndim == 0 or _levels.active:
+            # dispatch also turns NumPy's 0-d sum (a scalar) into an array; under vmap or
+            # forward-mode AD the sum must be an op (batched tensors, tangents)
+            slots[nr] = old + g
         else:
             slots[nr] = Tensor._make(old._data + g._data, device=g._device)
     if owned:

@@ -41,6 +41,7 @@ import warnings
 
 from .. import _backend
 from .._dtype import FLOATING
+from .._functorch import levels as _levels
 from .._tensor import Tensor
 from . import grad_mode, graph
 from .graph import CopySlices, Node, edge_of, save_output, save_tensor, unpack_saved
@@ -79,7 +80,13 @@ class FunctionCtx:
         self._materialize_grads = bool(value)
 
     def save_for_forward(self, *tensors):
-        raise NotImplementedError("save_for_forward: ember has no forward-mode AD")
+        """Keep tensors for `jvp` (forward-mode AD); read them back with `ctx.saved_tensors`
+        inside jvp."""
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_forward expects all arguments to be tensors; but "
+                                f"got argument {i} of type {type(t).__name__}")
+        self._saved_for_forward = tensors
 
     def mark_shared_storage(self, *pairs):
         raise RuntimeError("ctx.mark_shared_storage is deprecated. Tensors with shared storages "
@@ -116,11 +123,16 @@ class BackwardCFunction(FunctionCtx, Node):
         self._dirty = ()
         self._non_differentiable = ()
         self._materialize_grads = True
+        self._saved_for_forward = None  # what save_for_forward kept; saved_tensors in jvp
+        self._in_jvp = False
         self._outputs_meta = ()  # (shape, dtype, device) per forward output, None if not a Tensor
 
     @property
     def saved_tensors(self):
-        """The tensors given to `save_for_backward`, checked against in-place modification."""
+        """The tensors given to `save_for_backward`, checked against in-place modification
+        (inside `jvp`: those given to `save_for_forward`)."""
+        if self._in_jvp:
+            return tuple(self._saved_for_forward or ())
         if self._saved is None:
             self._unpack()  # raises graph's "backward through the graph a second time" error
         return tuple(unpack_saved(value, self) for value in self._saved)
@@ -221,25 +233,51 @@ class Function:
 
     @staticmethod
     def jvp(ctx, *grad_inputs):
-        raise NotImplementedError("ember has no forward-mode AD: Function.jvp is never called")
+        """The forward-mode rule: the output tangents, given one tangent per input (zeros for
+        inputs without one); `ctx.saved_tensors` holds what `save_for_forward` kept."""
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    generate_vmap_rule = False  # True: vmap runs forward (and backward) on the batch as is
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """The batching rule: the outputs on the whole batch and their batch dims, given
+        `info` (batch_size, randomness) and each input's batch dim (None: not batched)."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        new_style = cls.setup_context is not _default_setup_context
-        args, kwargs = _bind(cls.forward, args, kwargs, new_style)
-        ctx = cls._backward_cls(args)
-        executable = _grad.grad_enabled and any(ctx.needs_input_grad)
-        previous = _grad.grad_enabled
-        _grad.grad_enabled = False
-        try:
-            if new_style:
-                output = cls.forward(*args, **kwargs)
-                cls.setup_context(ctx, args, output)
-            else:
-                output = cls.forward(ctx, *args, **kwargs)
-        finally:
-            _grad.grad_enabled = previous
-        return _finish(ctx, args, output, executable)
+        """Run the Function: forward now, the node for backward attached to its outputs."""
+        if _levels.active:
+            level = _levels.owner(tuple(args) + tuple(kwargs.values()))
+            if level is not None:
+                return _apply_under(level, cls, args, kwargs)
+        return cls._apply(*args, **kwargs)
+
+    @classmethod
+    def _apply(cls, *args, **kwargs):
+        return _finish(*_forward(cls, args, kwargs))
+
+
+def _forward(cls, args, kwargs):
+    """Run the Function's forward (grad mode off): (ctx, bound args, output, executable)."""
+    new_style = cls.setup_context is not _default_setup_context
+    args, kwargs = _bind(cls.forward, args, kwargs, new_style)
+    ctx = cls._backward_cls(args)
+    executable = _grad.grad_enabled and any(ctx.needs_input_grad)
+    previous = _grad.grad_enabled
+    _grad.grad_enabled = False
+    try:
+        if new_style:
+            output = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, output)
+        else:
+            output = cls.forward(ctx, *args, **kwargs)
+    finally:
+        _grad.grad_enabled = previous
+    return ctx, args, output, executable
 
 
 def _bind(forward, args, kwargs, new_style):
@@ -347,6 +385,99 @@ def _pack_saved(ctx, raw_outputs, outputs):
             packed.append(save_tensor(t))
     ctx._to_save = ()
     ctx._saved = tuple(packed)
+
+
+# ----------------------------------------------------------------------------------------------
+# under function transforms: vmap runs the Function's vmap rule (or its forward on the batch,
+# with generate_vmap_rule); a dual level runs forward on the primals, then its jvp
+
+
+def _apply_under(level, cls, args, kwargs):
+    from .forward_ad import DualLevel
+
+    if cls.setup_context is _default_setup_context and not getattr(level, "public", False):
+        raise RuntimeError("In order to use an autograd.Function with functorch transforms "
+                           "(vmap, grad, jvp, jacrev, ...), it must override the setup_context "
+                           "staticmethod. For more details, please see "
+                           "https://pytorch.org/docs/main/notes/extending.func.html")
+    if isinstance(level, DualLevel):
+        return _apply_with_tangents(level, cls, args, kwargs)
+    if cls.generate_vmap_rule:
+        return cls._apply(*args, **kwargs)  # forward's ops batch themselves
+    if cls.vmap is Function.vmap:
+        raise RuntimeError("To use autograd.Function with vmap, you must either override the "
+                           "vmap staticmethod or set generate_vmap_rule=True.")
+    return _apply_vmap_rule(level, cls, args, kwargs)
+
+
+def _apply_with_tangents(level, cls, args, kwargs):
+    """Forward on the primals (the level's tangents hidden), then `jvp` for the outputs'."""
+    from .forward_ad import _tangent_at
+
+    if cls.jvp is Function.jvp:
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+    with _levels.below(level):
+        ctx, bound, output, executable = _forward(cls, args, kwargs)
+        zeros = [_tangent_at(x, level.index) for x in bound]
+        zeros = [t if t is not None or not isinstance(x, Tensor) else x.new_zeros(x.shape)
+                 for x, t in zip(bound, zeros)]
+        ctx._in_jvp = True
+        try:
+            found = cls.jvp(ctx, *zeros)
+        finally:
+            ctx._in_jvp = False
+        output = _finish(ctx, bound, output, executable)
+    outputs = output if isinstance(output, tuple) else (output,)
+    found = found if isinstance(found, tuple) else (found,)
+    for out, t in zip(outputs, found):
+        if isinstance(out, Tensor) and t is not None and out._dtype.category >= FLOATING:
+            out._tangents = {**(out._tangents or {}), level.index: t}
+    return output
+
+
+def _apply_vmap_rule(level, cls, args, kwargs):
+    """The Function's own vmap staticmethod on the batched values, its results wrapped back.
+    When an input requires grad, the Function's node is recorded on the batched tensors as
+    usual (setup_context, then backward on batched gradients)."""
+    args, kwargs = _bind(cls.forward, args, kwargs, True)
+    values = [x._value if isinstance(x, Tensor) and x._batch_level == level.index else x
+              for x in args]
+    in_dims = tuple(0 if v is not x else None for v, x in zip(values, args))
+    with _levels.below(level):
+        output, out_dims = cls.vmap(_VmapInfo(level.size, level.randomness), in_dims, *values,
+                                    **kwargs)
+    output = _batched_outputs(level, output, out_dims)
+    ctx = cls._backward_cls(args)
+    if not (_grad.grad_enabled and any(ctx.needs_input_grad)):
+        return output
+    with grad_mode.no_grad():
+        cls.setup_context(ctx, args, output)
+    return _finish(ctx, args, output, True)
+
+
+def _batched_outputs(level, output, out_dims):
+    from .._functorch.vmap import batched
+
+    single = not isinstance(output, tuple)
+    outputs = (output,) if single else output
+    dims = (out_dims,) * len(outputs) if not isinstance(out_dims, tuple) else out_dims
+    wrapped = []
+    for out, d in zip(outputs, dims):
+        if isinstance(out, Tensor):
+            if d is None:
+                out, d = out.expand((level.size,) + tuple(out.shape)), 0
+            out = batched(out.movedim(d, 0), level.index)
+        wrapped.append(out)
+    return wrapped[0] if single else tuple(wrapped)
+
+
+class _VmapInfo:
+    """What a Function's vmap staticmethod is told: the batch size and the randomness."""
+
+    def __init__(self, batch_size, randomness):
+        self.batch_size = batch_size
+        self.randomness = randomness
 
 
 # ----------------------------------------------------------------------------------------------

@@ -50,8 +50,21 @@ def _prepare(inputs, create_graph, need_graph):
         if create_graph and t.requires_grad:
             out.append(t.view(t.shape))
         else:
-            out.append(t.detach().requires_grad_(need_graph))
+            out.append(_detached(t).requires_grad_(need_graph))
     return tuple(out)
+
+
+def _detached(t):
+    """t without history, as a new leaf -- keeping what belongs to function transforms: its
+    tangents (forward-over-reverse) and, inside vmap, its batch."""
+    from .._functorch.vmap import BatchedTensor, fresh_leaf
+
+    if isinstance(t, BatchedTensor):
+        return fresh_leaf(t)
+    leaf = t.detach()
+    if t._tangents:
+        leaf._tangents = dict(t._tangents)
+    return leaf
 
 
 def _finish(tensors, create_graph):
@@ -202,12 +215,16 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """d func(inputs) / d inputs: block [i][j] has shape outputs[i].shape + inputs[j].shape.
 
-    One backward pass per output element (torch's vectorize=False path)."""
+    One backward pass per output element (vectorize=False); with vectorize=True one batched
+    backward pass per output (vmap over the rows of an identity), or with
+    strategy="forward-mode" one batched forward-mode pass per input (its columns)."""
     if strategy not in ("reverse-mode", "forward-mode"):
         raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode".')
-    if vectorize or strategy == "forward-mode":
-        raise NotImplementedError("jacobian(vectorize=True) and strategy='forward-mode' need "
-                                  "vmap / forward-mode AD, which ember does not have")
+    _check_jacobian_options(create_graph, strict, vectorize, strategy)
+    if strategy == "forward-mode":
+        return _jacobian_forward(func, inputs)
+    if vectorize:
+        return _jacobian_vectorized(func, inputs, create_graph)
     with grad_mode.enable_grad():
         inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs, outputs_tuple, outputs = _differentiable_call(func, inputs, create_graph, strict,
@@ -215,6 +232,79 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         blocks = tuple(_jacobian_of(i, out, inputs, create_graph, strict)
                        for i, out in enumerate(outputs))
     return _unpack2(_finish(blocks, create_graph), outputs_tuple, inputs_tuple)
+
+
+def _check_jacobian_options(create_graph, strict, vectorize, strategy):
+    if strategy == "forward-mode":
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or "
+                                      "forward-over-reverse Hessian isonly implemented for "
+                                      "`vectorize=True`.")
+        if create_graph:
+            raise NotImplementedError("torch.autograd.functional.jacobian: `create_graph=True` "
+                                      "and `strategy=\"forward-mode\"` are not supported "
+                                      "together (yet). Please either set `create_graph=False` "
+                                      "or `strategy=\"reverse-mode\"`.")
+        if strict:
+            raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                               "`strategy=\"forward-mode\"` are not supported together (yet). "
+                               "Please either set `strict=False` or "
+                               "`strategy=\"reverse-mode\"`.")
+    elif vectorize and strict:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and "
+                           "`vectorized=True` are not supported together. Please either set "
+                           "`strict=False` or `vectorize=False`.")
+
+
+def _identity_rows(t):
+    """(numel, *t.shape): the rows of an identity, each shaped like t."""
+    from .._creation import eye
+
+    n = t.numel()
+    return eye(n, dtype=t.dtype, device=t.device).reshape((n,) + tuple(t.shape))
+
+
+def _jacobian_vectorized(func, inputs, create_graph):
+    """One backward pass per output, batched over the identity's rows (is_grads_batched)."""
+    with grad_mode.enable_grad():
+        inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs, outputs_tuple, outputs = _differentiable_call(func, inputs, create_graph,
+                                                              False, "jacobian")
+        blocks = []
+        for out in outputs:
+            if out.requires_grad:
+                rows = autograd_grad(out, inputs, _identity_rows(out), create_graph=create_graph,
+                                     retain_graph=True, allow_unused=True,
+                                     is_grads_batched=True)
+            else:
+                rows = (None,) * len(inputs)
+            blocks.append(tuple(
+                (r if r is not None else t.new_zeros((out.numel(),) + tuple(t.shape)))
+                .reshape(tuple(out.shape) + tuple(t.shape)) for r, t in zip(rows, inputs)))
+    return _unpack2(_finish(tuple(blocks), create_graph), outputs_tuple, inputs_tuple)
+
+
+def _jacobian_forward(func, inputs):
+    """One forward-mode pass per input, batched over the identity's columns (vmap of jvp)."""
+    from .._functorch.eager_transforms import jvp
+    from .._functorch.vmap import vmap
+
+    inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+    inputs = tuple(_detached(t) for t in inputs)
+    outputs_tuple = None
+    columns = []
+    for j, t in enumerate(inputs):
+        def push(tangent, j=j):
+            tangents = tuple(tangent if k == j else x.new_zeros(x.shape)
+                             for k, x in enumerate(inputs))
+            return jvp(func, inputs, tangents)[1]
+        pushed = vmap(push)(_identity_rows(t))
+        outputs_tuple = isinstance(pushed, tuple)
+        columns.append(pushed if outputs_tuple else (pushed,))
+    blocks = tuple(tuple(col[i].movedim(0, -1).reshape(tuple(col[i].shape[1:]) + tuple(t.shape))
+                         for col, t in zip(columns, inputs))
+                   for i in range(len(columns[0])))
+    return _unpack2(blocks, outputs_tuple, inputs_tuple)
 
 
 def _jacobian_of(i, out, inputs, create_graph, strict):

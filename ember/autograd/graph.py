@@ -23,6 +23,7 @@ import itertools
 import weakref
 
 from .._dtype import FLOATING
+from .._functorch import levels as _levels
 from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
 
@@ -146,10 +147,12 @@ class AccumulateGrad(Node):
         if var.grad is None:
             if owned or g._requires_grad:
                 var.grad = g
+            elif _levels.active:  # a batched gradient or one with tangents: copied as a tensor
+                var.grad = g.clone()
             else:
                 var.grad = Tensor._make(g._data.copy(), device=g._device)
-        elif g._requires_grad or var.grad._requires_grad:
-            var.grad = var.grad + g  # create_graph: keep the sum differentiable
+        elif g._requires_grad or var.grad._requires_grad or _levels.active:
+            var.grad = var.grad + g  # create_graph (or a transform): keep the sum an op
         else:
             var.grad._data += g._data
         if var._post_acc_hooks:
@@ -203,10 +206,24 @@ def save_output(t, name_current_history=True):
     """Not the Tensor itself: it points at the node, and the node must not point back. A weak
     reference lets a version error name the tensor's current history, as torch does for ops
     (for custom Functions torch names the Function: name_current_history=False)."""
+    if type(t) is not Tensor:  # a vmap's BatchedTensor: its `_data` is one sample's view
+        return save_tensor(t)
     if _saved_hooks:
         return _pack(t)
     ref = weakref.ref(t) if name_current_history else None
     return (t._data, t._vc, t._vc.value, t._output_nr, t._device, ref)
+
+
+def resave_outputs(node, outputs):
+    """Keep `node`'s saved outputs as the tensors themselves (a reference cycle the garbage
+    collector breaks): forward-mode AD attached tangents to them after the node saved them,
+    and a backward pass under that level must see the tangents."""
+    if node._saved:
+        for i, (kind, _) in enumerate(node.op.saves):
+            if kind == "out":
+                node._saved[i] = tuple(save_tensor(t) for t in outputs)
+            elif kind == "workspace":
+                node._saved[i] = tuple(save_tensor(t) for t in outputs[1:])
 
 
 def unpack_saved(value, node):

@@ -4,9 +4,11 @@
 
 Every public math function ends here, so this file is kept short and fast: promotion results
 are cached per (kind, operand types), and a node is only built when grad mode is on and some
-input requires grad. In-place ops (`dispatch_inplace`) compute out of place, write the result
-into the target's memory, bump its version counter and rebase its history (torch's
-`CopySlices` when the target is a view).
+input requires grad. One global test lets something else see every op first: `_observer`, the
+innermost of a stack of observers (a profiler; vmap and forward-mode AD, ember/_functorch/),
+each of which runs the op through the ones below it with `call_below`. In-place ops
+(`dispatch_inplace`) compute out of place, write the result into the target's memory, bump its
+version counter and rebase its history (torch's `CopySlices` when the target is a view).
 
 Read next: `autograd/graph.py` (the node that gets recorded).
 """
@@ -28,7 +30,8 @@ _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING, complex:
                     np.complex64: dt.COMPLEX}
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
-_observer = None  # set while a profiler or FLOP counter listens (autograd/_instrument.py)
+_observer = None  # the innermost of `_observers`, or None (the one test on the hot path)
+_observers = []   # profilers, FLOP counters (autograd/_instrument.py), transforms (_functorch)
 _autocast = None  # set while an autocast region is on (amp/autocast_mode.py): casts inputs
 
 
@@ -100,6 +103,33 @@ def autocast_args(name, *tensors):
     if _autocast is None:
         return tensors
     return _autocast(name, tensors)
+
+
+def add_observer(fn):
+    """Let `fn(op, args, attrs, target)` see every op first (target: self of an in-place op)."""
+    global _observer
+    _observers.append(fn)
+    _observer = fn
+
+
+def remove_observer(fn):
+    global _observer
+    _observers.remove(fn)
+    _observer = _observers[-1] if _observers else None
+
+
+def call_below(fn, op, args, attrs, target=None):
+    """Run the op as observer `fn` would pass it on: seen only by the observers below fn."""
+    global _observer
+    saved = _observer
+    index = _observers.index(fn)
+    _observer = _observers[index - 1] if index else None
+    try:
+        if target is None:
+            return call(op, *args, **attrs)
+        return dispatch_inplace(op, target, args, attrs)
+    finally:
+        _observer = saved
 
 
 def _wrap(r, out_np, device, xp):

@@ -20,6 +20,19 @@ reads: name | promotion kind | kernel | rule (torch keeps the same pairing in de
   It returns one gradient (or None) per tensor input, written with ember Tensor ops so that
   `create_graph=True` can differentiate it again. It never undoes broadcasting: the engine sums
   each gradient to its input's shape.
+* The **forward-mode rule** (`@x.jvp`, or `jvp=` in the row) gives the output's tangent from
+  the inputs' tangents, named by input with a `_t` suffix (`a_t`, `b_t`; `tangents` for a
+  variadic op), each None when that input has no tangent; it may ask for the same saved names
+  as the backward rule (`a`, `out`, attributes, ...). `jvp=LINEAR` says the op is linear in its
+  floating tensor inputs, so the tangent is the op itself applied to the tangents;
+  `jvp=ELEMENTWISE` that it is elementwise, so the tangent is its backward rule applied to the
+  tangents; `jvp=MULTILINEAR` that it is a product, linear in each input on its own. An op
+  without one gets its tangent from two backward passes (autograd/forward_ad.py), counted.
+* The **batching rule** (`@x.batch`, or `batch=` in the row) runs the op under `vmap`:
+  `rule(op, args, batched, attrs)` gets the inputs with every batched tensor's batch dim at the
+  front (`batched[i]` says which), and returns the result(s) with the batch dim at the front
+  (ember/_functorch/batch_rules.py has the shared ones). An op without one runs once per sample
+  (ember/_functorch/vmap.py), counted.
 * **Promotion kinds** (applied by dispatch, see `_dispatch.py`):
     same    the output has the input's dtype (no promotion)
     arith   torch's promotion over all inputs (Python scalars and 0-d tensors are weak)
@@ -32,7 +45,10 @@ Read next: `_dispatch.py`, which runs an Op.
 import inspect
 from types import MethodType
 
-__all__ = ["Op", "defop", "op", "export", "REGISTRY", "EXPORTS"]
+from ..autograd.forward_ad import ELEMENTWISE, LINEAR, MULTILINEAR
+
+__all__ = ["Op", "defop", "op", "export", "REGISTRY", "EXPORTS", "LINEAR", "ELEMENTWISE",
+           "MULTILINEAR"]
 
 PROMOTIONS = ("same", "arith", "float", "compare", "none")
 
@@ -45,10 +61,11 @@ class Op:
 
     __slots__ = ("name", "promote", "kernel", "rule", "writes", "node_name", "input_names",
                  "variadic", "attr_names", "attr_defaults", "saves", "saves_tensors", "view",
-                 "differentiable", "doc", "has_workspace", "moves")
+                 "differentiable", "doc", "has_workspace", "moves", "jvp_rule", "jvp_needs",
+                 "batch_rule")
 
     def __init__(self, name, promote, kernel, *, node_name=None, view=False,
-                 differentiable=True, writes=False, moves=False):
+                 differentiable=True, writes=False, moves=False, jvp=None, batch=None):
         if promote not in PROMOTIONS:
             raise ValueError(f"op {name}: unknown promotion kind {promote!r}")
         self.name = name
@@ -67,7 +84,12 @@ class Op:
         self.moves = moves  # the result lives on the `device` attribute's device (`to`)
         self.differentiable = differentiable
         self.doc = kernel.__doc__
+        self.jvp_rule = None
+        self.jvp_needs = ()
+        self.batch_rule = batch
         self._read_kernel_signature()
+        if jvp is not None:
+            self.jvp(jvp)
         REGISTRY[name] = self
 
     def _read_kernel_signature(self):
@@ -97,6 +119,29 @@ class Op:
                                 for kind, _ in self.saves)
         self.has_workspace = any(kind == "workspace" for kind, _ in self.saves)
         self.rule = rule
+        return self
+
+    def jvp(self, rule):
+        """Attach the forward-mode rule (a decorator, or LINEAR / ELEMENTWISE); returns the
+        Op."""
+        if rule is LINEAR or rule is ELEMENTWISE or rule is MULTILINEAR:
+            self.jvp_rule, self.jvp_needs = rule, ()
+            return self
+        needs = []
+        for name in inspect.signature(rule).parameters:
+            stem = name[:-2]
+            if name == "tangents" and self.variadic:
+                needs.append(("tangents", None))
+            elif name.endswith("_t") and not self.variadic and stem in self.input_names:
+                needs.append(("tangent", self.input_names.index(stem)))
+            else:
+                needs.append(self._save_spec(name))
+        self.jvp_rule, self.jvp_needs = rule, tuple(needs)
+        return self
+
+    def batch(self, rule):
+        """Attach the batching rule for vmap (usable as a decorator); returns the Op."""
+        self.batch_rule = rule
         return self
 
     def _save_spec(self, name):

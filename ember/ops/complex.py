@@ -28,8 +28,9 @@ Read next: `reduce.py`.
 import numpy as np
 
 from .. import _dtype as dt
+from .._functorch import batch_rules
 from .._tensor import Tensor
-from ._op import defop, export
+from ._op import LINEAR, defop, export
 from .pointwise import _into, _keep
 
 _COMPLEX = dt.COMPLEX
@@ -271,3 +272,17 @@ def polar(abs, angle, *, out=None):
     """The complex tensor abs * (cos(angle) + i sin(angle))."""
     _check_parts("polar", abs, angle)
     return _into(out, _polar(abs, angle), "polar")
+
+
+# ----------------------------------------------------------------------------------------------
+# forward mode and vmap (see ops/_op.py): conj, real, imag, the real/complex views and complex()
+# are linear (over the reals); angle and polar take their tangent from their backward rules.
+# All are elementwise, save the views, which add or drop the last dim.
+
+for _op in (_conj, _conj_physical, _real, _imag, _view_as_real, _view_as_complex, _complex):
+    _op.jvp(LINEAR)
+for _op in (_conj, _conj_physical, _real, _imag, _angle, _complex, _polar):
+    _op.batch(batch_rules.pointwise)
+for _op in (_view_as_real, _view_as_complex):
+    _op.batch(batch_rules.leading)
+del _op

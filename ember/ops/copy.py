@@ -8,8 +8,9 @@ import warnings
 from .. import _backend
 from .. import _dtype as dt
 from .._device import as_device
+from .._functorch import batch_rules
 from .._tensor import Tensor
-from ._op import defop, export
+from ._op import LINEAR, defop, export
 
 
 def _real_part(a):
@@ -173,3 +174,30 @@ def cuda(self, device=None, non_blocking=False, memory_format=None):
     elif isinstance(device, int):
         device = f"cuda:{device}"
     return to(self, device)
+
+
+# ----------------------------------------------------------------------------------------------
+# forward mode and vmap (see ops/_op.py): copies and casts are linear (copy's result is its
+# source); fill's result does not depend on its input (a zero tangent), fill_tensor's only on
+# the value; all are elementwise
+
+
+def _fill_tensor_jvp(a_t, v_t):
+    if v_t is None:
+        return a_t.new_zeros(a_t.shape)
+    return v_t if a_t is None else v_t + a_t * 0
+
+
+def _copy_jvp(a_t, b_t, a):
+    """copy_(a, b) is b: its tangent is b's (zeros when only a had one)."""
+    return b_t if b_t is not None else a_t.new_zeros(a.shape)
+
+
+for _op in (_cast, _move, _clone, _zero):
+    _op.jvp(LINEAR)
+_copy.jvp(_copy_jvp)
+_fill.jvp(lambda a_t: a_t.new_zeros(a_t.shape))
+_fill_tensor.jvp(_fill_tensor_jvp)
+for _op in (_cast, _move, _clone, _copy, _fill, _fill_tensor, _zero):
+    _op.batch(batch_rules.pointwise)
+del _op

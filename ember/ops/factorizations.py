@@ -30,6 +30,7 @@ import numpy as np  # dtypes only: kernels use `xp`
 
 from .. import _creation, return_types
 from .. import _dtype as dt
+from .._functorch import batch_rules
 from ._op import defop, export
 from .linalg import (
     LinAlgError,
@@ -969,3 +970,11 @@ def eigvals(input):
     """The (complex) eigenvalues of square matrices: linalg.eig's first result."""
     _check_eig("linalg.eigvals", input)
     return _eig(input)[0]
+
+
+# vmap (see ops/_op.py): the factorizations of the last two dims batch as any leading dim does;
+# the two-operand solves run per sample. Tangents come from the backward rules.
+for _op in (_permutation_matrix, _lu_factor, _lu, _inv_ex, _cholesky_ex, _ldl_factor, _geqrf,
+            _matrix_exp, _eig):
+    _op.batch(batch_rules.leading)
+del _op

@@ -28,7 +28,8 @@ Read next: `spectral.py` (stft and istft), then `../fft.py` (the public function
 import numpy as np
 
 from .. import _dtype as dt
-from ._op import defop
+from .._functorch import batch_rules
+from ._op import LINEAR, defop
 
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -89,3 +90,9 @@ def _mirror_weights(m, n, dim, like):
 fft_c2c = defop("fft_c2c", "none", _c2c_kernel, _c2c_rule, node_name="FftC2CBackward0")
 fft_r2c = defop("fft_r2c", "none", _r2c_kernel, _r2c_rule, node_name="FftR2CBackward0")
 fft_c2r = defop("fft_c2r", "none", _c2r_kernel, _c2r_rule, node_name="FftC2RBackward0")
+
+
+# forward mode and vmap (see ops/_op.py): each transform is linear; batching shifts its dims
+for _op in (fft_c2c, fft_r2c, fft_c2r):
+    _op.jvp(LINEAR).batch(batch_rules.dims("dims"))
+del _op

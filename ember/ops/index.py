@@ -37,10 +37,11 @@ import numpy as np
 
 from .. import _backend
 from .. import _dtype as dt
+from .._functorch import batch_rules
 from .._tensor import Tensor
 from .._utils import wrap_dim
 from ._dispatch import autocast_args, broadcast_error
-from ._op import defop, export, op
+from ._op import LINEAR, defop, export, op
 from .pointwise import where
 
 # ----------------------------------------------------------------------------------------------
@@ -1529,3 +1530,114 @@ def unravel_index(indices, shape):
         coordinates.append(flat.remainder(size))
         flat = flat.div(size, rounding_mode="floor")
     return tuple(reversed(coordinates))
+# forward mode and vmap (see ops/_op.py). Reading scattered positions (x[idx], gather,
+# index_select, take) is linear, and so is adding them back or writing them (writing a number
+# writes a zero tangent); the reducing scatters take their tangents from their backward rules.
+# Batching: an index tuple gets a full slice in front for the batch
+# dim -- where NumPy then puts the index block in front (its arrays are not adjacent), the
+# batch dim is moved back to the front; ops along one dim shift it; a batched index tensor runs
+# once per sample.
+
+
+def _batch_index(index):
+    """A sample's index tuple, for the batch."""
+    return (slice(None),) + tuple(index)
+
+
+def _block_in_front(index):
+    """The number of dims of the advanced block when NumPy puts it in front of a batch's
+    result (the arrays of `index` are not adjacent), else 0."""
+    arrays = [d for d, i in enumerate(index) if not isinstance(i, slice)]
+    if not arrays or arrays[-1] - arrays[0] == len(arrays) - 1:
+        return 0
+    return len(_broadcast_shapes(*(index[d].shape for d in arrays)))
+
+
+def _basic_batch(op, values, batched, attrs):
+    return op(values[0], index=_batch_index(attrs["index"]))
+
+
+def _basic_backward_batch(op, values, batched, attrs):
+    g = values[0]
+    return op(g, shape=(g.shape[0],) + tuple(attrs["shape"]),
+              index=_batch_index(attrs["index"]))
+
+
+def _index_batch(op, values, batched, attrs):
+    index = attrs["index"]
+    out = _index(values[0], index=_batch_index(index))
+    block = _block_in_front(index)
+    return out.movedim(block, 0) if block else out
+
+
+def _batch_layout(values, index):
+    """Batched values of an indexed write, laid out as NumPy lays out the batch's result."""
+    block = _block_in_front(index)
+    return values.movedim(0, block) if block else values
+
+
+def _index_backward_batch(op, values, batched, attrs):
+    g, index = values[0], attrs["index"]
+    return _index_backward(_batch_layout(g, index), shape=(g.shape[0],) + tuple(attrs["shape"]),
+                           index=_batch_index(index))
+
+
+def _index_put_batch(op, values, batched, attrs):
+    a, v = values
+    size = batch_rules.size_of(values, batched)
+    index = attrs["index"]
+    if batched[1]:
+        result_ndim = len(_layout(tuple(index), tuple(a.shape[1:] if batched[0] else a.shape))[0])
+        v = _batch_layout(batch_rules.pad(v, result_ndim), index)
+    return _index_put(batch_rules.as_batched(a, batched[0], size), v,
+                      index=_batch_index(index), accumulate=attrs["accumulate"])
+
+
+def _along_batch(op, values, batched, attrs):
+    """index_select / index_add / index_copy / index_fill: the index vector is shared by the
+    samples; a batched one (or a batched fill value) runs once per sample."""
+    if batched[1] or (op is _index_fill_tensor and batched[2]):
+        from .._functorch.vmap import per_sample
+
+        return per_sample(op, values, batched, attrs)
+    size = batch_rules.size_of(values, batched)
+    values = [v if k == 1 or not isinstance(v, Tensor) else batch_rules.as_batched(v, b, size)
+              for k, (v, b) in enumerate(zip(values, batched))]
+    return op(*values, **dict(attrs, dim=attrs["dim"] + 1))
+
+
+def _masked_fill_batch(op, values, batched, attrs):
+    """The mask lined up with the batched input (a fill value tensor must be shared)."""
+    if op is _masked_fill_tensor and batched[2]:
+        from .._functorch.vmap import per_sample
+
+        return per_sample(op, values, batched, attrs)
+    a, mask = values[:2]
+    size = batch_rules.size_of(values, batched)
+    a = batch_rules.as_batched(a, batched[0], size)
+    if batched[1]:
+        mask = batch_rules.pad(mask, a.ndim - 1)
+    return op(a, mask, *values[2:], **attrs)
+
+
+for _op in (_getitem, *_VIEWS.values(), _basic_backward, _index, _index_backward,
+            _index_select, _gather, _take, _masked_select, _index_put, _index_add, _index_copy,
+            _index_fill_tensor, _scatter, _scatter_add, _masked_fill_tensor, _masked_scatter,
+            _put):
+    _op.jvp(LINEAR)  # writers: the same write applied to the tangents (the last one wins)
+_index_fill.jvp(lambda a_t, index, dim: _index_fill(a_t, index, dim=dim, value=0))
+_scatter_value.jvp(lambda a_t, index, dim: _scatter_value(a_t, index, dim=dim, value=0))
+_masked_fill.jvp(lambda a_t, mask: _masked_fill(a_t, mask, value=0))
+for _op in (_getitem, *_VIEWS.values()):
+    _op.batch(_basic_batch)
+for _op in (_gather, _scatter, _scatter_value, _scatter_add, _scatter_legacy, _scatter_reduce):
+    _op.batch(batch_rules.dims("dim"))
+for _op in (_index_select, _index_add, _index_copy, _index_fill, _index_fill_tensor):
+    _op.batch(_along_batch)
+_basic_backward.batch(_basic_backward_batch)
+_index.batch(_index_batch)
+_index_backward.batch(_index_backward_batch)
+_index_put.batch(_index_put_batch)
+_masked_fill.batch(_masked_fill_batch)
+_masked_fill_tensor.batch(_masked_fill_batch)
+del _op

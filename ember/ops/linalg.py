@@ -38,11 +38,12 @@ import numpy as np  # shapes and NumPy's LinAlgError only: kernels use `xp`
 
 from .. import _creation, return_types
 from .. import _dtype as dt
+from .._functorch import batch_rules
 from .._tensor import Tensor
 from .._utils import wrap_dim, wrap_dims
 from ..autograd.grad_mode import no_grad
 from ._dispatch import autocast_args, broadcast_error
-from ._op import defop, export, op
+from ._op import LINEAR, MULTILINEAR, defop, export, op
 from .reduce import _norm as _vector_norm  # torch.norm's op is linalg.vector_norm's
 from .shape import cat
 
@@ -2016,3 +2017,123 @@ def _removed(name, method):
 
 for _name in ("lstsq", "symeig", "eig", "solve", "matrix_rank"):
     _removed(_name, method=_name != "matrix_rank")
+# forward mode and vmap (see ops/_op.py). Products are linear in each operand (MULTILINEAR);
+# `beta * c + alpha * product` adds c's part; the decompositions take their tangents from
+# their backward rules. Batching: a product becomes one matmul, whose batch dims broadcast
+# (vector operands as one-row or one-column matrices); decompositions of the last two dims
+# batch as any leading dim does.
+
+
+def _product(a, b, batched, conj_a=False):
+    """a @ b on batched values (a or b a vector when 1-D per sample)."""
+    (fa, fb) = batched
+    vector_a = batch_rules.logical_ndim(a, fa) == 1
+    vector_b = batch_rules.logical_ndim(b, fb) == 1
+    if conj_a:
+        a = a.conj()
+    if vector_a:
+        a = a.unsqueeze(-2)
+    if vector_b:
+        b = b.unsqueeze(-1)
+    ndim = builtins.max(batch_rules.logical_ndim(a, fa), batch_rules.logical_ndim(b, fb))
+    out = _matmul(batch_rules.pad(a, ndim) if fa else a, batch_rules.pad(b, ndim) if fb else b)
+    if vector_b:
+        out = out.squeeze(-1)
+    if vector_a:
+        out = out.squeeze(-1 if vector_b else -2)
+    return out
+
+
+def _product_batch(op, values, batched, attrs):
+    return _product(values[0], values[1], batched, conj_a=op is _vdot)
+
+
+def _addmm_batch(op, values, batched, attrs):
+    """beta * c + alpha * product, the product taken as _product_batch takes it."""
+    c, a, b = values
+    if op is _addr:
+        product = batch_rules.pointwise(_mul_op(), [a.unsqueeze(-1), b.unsqueeze(-2)],
+                                        batched[1:], {})
+    else:
+        product = _product(a, b, batched[1:])
+        if op is _addbmm:
+            product = product.sum(1 if builtins.any(batched[1:]) else 0)
+    alpha, beta = attrs["alpha"], attrs["beta"]
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    if beta != 1:
+        c = c * beta
+    return batch_rules.pointwise(_add_op(), [c, product], (batched[0], True), {})
+
+
+def _mul_op():
+    from .pointwise import _mul
+
+    return _mul
+
+
+def _add_op():
+    from .pointwise import _add
+
+    return _add
+
+
+def _affine_jvp(c_t, a_t, b_t, c, a, b, beta, alpha, op):
+    """d(beta * c + alpha * product(a, b)): the op itself with beta = 0 gives alpha *
+    product, and `product` is linear in each operand. c's tangent is scaled by beta even
+    when beta is 0 (so inf becomes nan, as in torch's formula)."""
+    total = None
+    if c_t is not None:
+        total = c_t if beta == 1 else c_t * beta
+    for part in (op(c, a_t, b, beta=0, alpha=alpha) if a_t is not None else None,
+                 op(c, a, b_t, beta=0, alpha=alpha) if b_t is not None else None):
+        if part is not None:
+            total = part if total is None else total + part
+    return total
+
+
+def _affine_jvp_for(op):
+    if op is _addr:
+        return lambda c_t, u_t, v_t, c, u, v, beta, alpha: _affine_jvp(
+            c_t, u_t, v_t, c, u, v, beta, alpha, op)
+    return lambda c_t, a_t, b_t, c, a, b, beta, alpha: _affine_jvp(
+        c_t, a_t, b_t, c, a, b, beta, alpha, op)
+
+
+def _trace_batch(op, values, batched, attrs):
+    return _trace_of(values[0])
+
+
+def _trace_of(a):
+    return a.diagonal(0, 1, 2).sum(-1)
+
+
+def _cross_batch(op, values, batched, attrs):
+    ndim = builtins.max(batch_rules.logical_ndim(v, f) for v, f in zip(values, batched))
+    a, b = (batch_rules.pad(v, ndim) if f else v for v, f in zip(values, batched))
+    return _cross(*batch_rules.all_batched([a, b], batched), dim=attrs["dim"] + 1)
+
+
+def _einsum_batch(op, values, batched, attrs):
+    """A new label for the batch, in front of every batched operand and of the result."""
+    inputs, output = _split_equation(attrs["equation"])
+    label = next(c for c in string.ascii_letters if c not in attrs["equation"])
+    terms = [label + t if b else t for t, b in zip(inputs, batched)]
+    return _einsum(*values, equation=",".join(terms) + "->" + label + output)
+
+
+for _op in (_mm, _bmm, _mv, _dot, _vdot, _matmul, _cross, _einsum):
+    _op.jvp(MULTILINEAR)
+for _op in (_addmm, _addmv, _addr, _baddbmm, _addbmm):
+    _op.jvp(_affine_jvp_for(_op)).batch(_addmm_batch)
+for _op in (_mm, _bmm, _mv, _dot, _vdot, _matmul):
+    _op.batch(_product_batch)
+for _op in (_inv, _det, _slogdet, _cholesky, _qr, _svd, _svdvals, _eigh, _eigvalsh, _pinv,
+            _matrix_rank):
+    _op.batch(batch_rules.leading)
+_trace.jvp(LINEAR).batch(_trace_batch)
+_cross.batch(_cross_batch)
+_einsum.batch(_einsum_batch)
+del _op

@@ -26,9 +26,12 @@ import numpy as np  # np.errstate, dtypes and Python-number casts only; kernels 
 
 from .. import _dtype as dt
 from .. import return_types
+from .._functorch import batch_rules
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._op import EXPORTS, REGISTRY, defop, export
+from ._op import ELEMENTWISE, EXPORTS, REGISTRY, defop, export
+
+_FIRST_OP = len(REGISTRY)  # the ops this module declares come after (see the end of the file)
 
 _BOOL, _INT, _FLOAT, _COMPLEX = dt.BOOL, dt.INTEGER, dt.FLOATING, dt.COMPLEX
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -303,7 +306,9 @@ _unary("rad2deg",    "float", _real_only("rad2deg", lambda xp, a: a * (180 / mat
 _unary("sign",       "same",  _sign_kernel,                     lambda g: (_zeros(g),))
 _sgn = defop("sgn",  "same",  _sign_kernel,                     lambda g: (_zeros(g),))
 _sgn_complex = defop("sgn_complex", "same", _quiet(lambda xp, a: xp.where(a == 0, 0, a / abs(a))),
-                     lambda g, a, out: (_sgn_backward(g, a, out),), node_name="SgnBackward0")
+                     lambda g, a, out: (_sgn_backward(g, a, out),), node_name="SgnBackward0",
+                     # not holomorphic: its tangent is the rule's projection itself, unconjugated
+                     jvp=lambda a_t, a, out: _sgn_backward(a_t, a, out))
 
 
 def _sgn_backward(g, z, s):
@@ -1674,3 +1679,16 @@ def frexp(input):
 
 for _name in ("gcd_", "lcm_", "ldexp_"):  # torch has these in-place ones as functions too
     export(EXPORTS[_name][0], name=_name, function=True, method=True)
+# forward mode and vmap: every op above is elementwise, so its forward-mode rule is its backward
+# rule (ELEMENTWISE, see autograd/forward_ad.py) and it batches by lining up the sample dims
+# (batch_rules.pointwise) -- unless a row gave it rules of its own
+
+
+for _op in (_tanh_backward, _sigmoid_backward, _threshold_backward):  # fused: one shape only
+    _op.batch(batch_rules.same_shape)
+for _op in list(REGISTRY.values())[_FIRST_OP:]:
+    if _op.jvp_rule is None and _op.rule is not None:
+        _op.jvp(ELEMENTWISE)
+    if _op.batch_rule is None:
+        _op.batch(batch_rules.pointwise)
+del _op

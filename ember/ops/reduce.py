@@ -29,10 +29,11 @@ import warnings
 
 from .. import _dtype as dt
 from .. import return_types
+from .._functorch import batch_rules
 from .._tensor import Tensor
 from .._utils import wrap_dim, wrap_dims
 from ..autograd.grad_mode import is_grad_enabled
-from ._op import defop, export
+from ._op import LINEAR, defop, export
 from .shape import _expand
 
 # ----------------------------------------------------------------------------------------------
@@ -1495,3 +1496,92 @@ def sum_to_size(self, *size):
     from .._utils import parse_size
 
     return _sum_to_size(self, size=parse_size(size))
+
+
+# ----------------------------------------------------------------------------------------------
+# forward mode and vmap (see ops/_op.py). Sums, means and cumsum are linear; ops that pick
+# elements (max over a dim, sort, median, ...) pass on the tangent at the picked indices; the
+# rest take their tangent from their backward rules. Batching shifts the reduced dims past the
+# batch dim; a reduction over every dim becomes one over every dim but the batch.
+
+
+def _picked(t, indices, dim, keepdim):
+    """The tangent at `indices` along `dim` (the indices of a reduction, kept or not)."""
+    if t.ndim == 0:
+        return t
+    index = indices if keepdim else indices.unsqueeze(dim)
+    picked = t.gather(dim, index)
+    return picked if keepdim else picked.squeeze(dim)
+
+
+def _pick_jvp(a_t, out, dim, keepdim):
+    return (_picked(a_t, out[1], dim, keepdim), None)
+
+
+def _sort_jvp(a_t, out, dim):
+    return (_picked(a_t, out[1], dim, True), None)
+
+
+def _sample_dims(a):
+    """Every dim of one sample of batched `a`."""
+    return tuple(range(1, a.ndim))
+
+
+def _flat_samples(a):
+    return a.reshape(a.shape[0], -1)
+
+
+def _all_dims_batch(op, values, batched, attrs):
+    """max(), median() of every element: the same over each sample's elements."""
+    a = values[0]
+    if op is _max or op is _min:
+        return _amax(a, dims=_sample_dims(a), keepdim=False, largest=attrs["largest"])
+    if op is _prod:
+        return _prod_dim(_flat_samples(a), dim=1, keepdim=False, dtype=attrs["dtype"])
+    median = _nanmedian_dim if op is _nanmedian else _median_dim
+    return median(_flat_samples(a), dim=1, keepdim=False, ignore_nan=attrs["ignore_nan"])[0]
+
+
+def _arg_batch(op, values, batched, attrs):
+    a, dim = values[0], attrs["dim"]
+    if dim is not None:
+        return op(a, **batch_rules.dims("dim").translate(attrs, a.shape[0]))
+    index = op(_flat_samples(a), dim=1, keepdim=False, largest=attrs["largest"])
+    return index.reshape((a.shape[0],) + (1,) * (a.ndim - 1)) if attrs["keepdim"] else index
+
+
+def _logical_batch(op, values, batched, attrs):
+    a, dims = values[0], attrs["dims"]
+    return op(a, dims=_sample_dims(a) if dims is None else batch_rules.shift(dims),
+              keepdim=attrs["keepdim"])
+
+
+def _sum_to_size_batch(op, values, batched, attrs):
+    a, size = values[0], tuple(attrs["size"])
+    padded = (a.shape[0],) + (1,) * (a.ndim - 1 - len(size)) + size
+    return _sum_to_size(a, size=padded).reshape((a.shape[0],) + size)
+
+
+for _op in (_sum, _sum_dim, _mean, _mean_dim, _cumsum, _sum_to_size):
+    _op.jvp(LINEAR)
+for _op in (_max_dim, _min_dim, _kthvalue, _median_dim, _nanmedian_dim, _mode):
+    _op.jvp(_pick_jvp)
+for _op in (_sort, _sort_stable, _topk, _cummax, _cummin):
+    _op.jvp(_sort_jvp)
+for _op in (_sum, _sum_dim, _mean, _mean_dim, _nansum, _amax, _amin, _aminmax, _var, _std,
+            _var_mean, _std_mean, _logsumexp, _norm, _count_nonzero):
+    _op.batch(batch_rules.dims("dims"))
+for _op in (_prod_dim, _max_dim, _min_dim, _sort, _sort_stable, _argsort_op, _topk, _kthvalue,
+            _median_dim, _nanmedian_dim, _mode, _cumsum, _cumprod, _cummax, _cummin,
+            _logcumsumexp):
+    _op.batch(batch_rules.dims("dim"))
+for _op in (_max, _min, _prod, _median, _nanmedian):
+    _op.batch(_all_dims_batch)
+_argmax.batch(_arg_batch)
+_argmin.batch(_arg_batch)
+_any.batch(_logical_batch)
+_all.batch(_logical_batch)
+_sum_to_size.batch(_sum_to_size_batch)
+_renorm.batch(batch_rules.dims("dims"))
+_hash_tensor.batch(batch_rules.dims("dims"))
+del _op

@@ -25,10 +25,11 @@ import operator
 import warnings
 
 from .. import _dtype as dt
+from .._functorch import batch_rules
 from .._tensor import Size, Tensor
 from .._utils import parse_size, wrap_dim, wrap_dims
 from ._dispatch import overlapping
-from ._op import defop, export
+from ._op import LINEAR, defop, export
 
 # ----------------------------------------------------------------------------------------------
 # strided helpers (strides here are in bytes, as NumPy counts them)
@@ -1386,7 +1387,8 @@ def _triangle(name, kernel):
     """tril / triu: keep one triangle of the last two dims (a copy), zero the rest."""
     triangle = defop(name, "none",
                      lambda xp, a, *, diagonal: _c_order(kernel(xp)(a, diagonal)),
-                     lambda g, diagonal: (triangle(g, diagonal=diagonal),))
+                     lambda g, diagonal: (triangle(g, diagonal=diagonal),),
+                     jvp=LINEAR, batch=batch_rules.leading)
 
     def check(input):
         if input.ndim < 2:
@@ -1498,6 +1500,8 @@ def _become(self, view):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                            "operation.")
     self._data = view._data
+    if view._batch_level:  # a BatchedTensor (vmap): its batch takes the new layout too
+        self._value = view._value
     self._vc.value += 1
     if view._grad_fn is not None:
         self._grad_fn = view._grad_fn
@@ -1671,3 +1675,83 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """A copy of input with `src` written where as_strided(size, stride, storage_offset)
     looks."""
     return _scatter_into(input, src, lambda t: as_strided(t, size, stride, storage_offset))
+# forward mode and vmap (see ops/_op.py). Every op here is linear in its tensor input: its
+# tangent is the op applied to the tangent. Batching: ops that name dims shift them past the
+# batch dim; ops that take a shape get the batch size in front.
+
+
+def _t_batch(op, values, batched, attrs):
+    a = values[0]
+    return _transpose(a, dim0=1, dim1=2) if a.ndim == 3 else _view(a, shape=tuple(a.shape))
+
+
+def _permute_batch(op, values, batched, attrs):
+    return _permute(values[0], dims=(0,) + batch_rules.shift(attrs["dims"]))
+
+
+def _expand_batch(op, values, batched, attrs):
+    shape = attrs["shape"]
+    a = batch_rules.pad(values[0], len(shape))
+    return _expand(a, shape=(a.shape[0],) + tuple(shape))
+
+
+def _repeat_batch(op, values, batched, attrs):
+    repeats = attrs["repeats"]
+    return _repeat(batch_rules.pad(values[0], len(repeats)), repeats=(1,) + tuple(repeats))
+
+
+def _roll_batch(op, values, batched, attrs):
+    a, dims = values[0], attrs["dims"]
+    if dims is not None:
+        return _roll(a, shifts=attrs["shifts"], dims=batch_rules.shift(dims))
+    flat = reshape(a, a.shape[0], -1)
+    return reshape(_roll(flat, shifts=attrs["shifts"], dims=(1,)), a.shape)
+
+
+def _view_scatter_batch(op, values, batched, attrs):
+    """Gradients written into a batched buffer where the view's batching rule says."""
+    view = attrs["view"]
+    size = batch_rules.size_of(values, batched)
+    if not isinstance(view.batch_rule, (batch_rules.dims, batch_rules.sizes)):
+        from .._functorch.vmap import per_sample
+
+        return per_sample(op, values, batched, attrs)
+    return _view_scatter(*batch_rules.all_batched(values, batched),
+                         shape=(size,) + tuple(attrs["shape"]), view=view,
+                         attrs=view.batch_rule.translate(attrs["attrs"], size))
+
+
+def _joined_jvp(op):
+    """cat / stack: the tangents joined as the inputs were, zeros for inputs without one
+    (integer inputs too: their values are not part of the tangent), in the result's dtype."""
+    def rule(tangents, inputs, out, dim):
+        return op(*(t if t is not None else x.new_zeros(x.shape, dtype=out.dtype)
+                    for t, x in zip(tangents, inputs)), dim=dim)
+    return rule
+
+
+for _op in (_view, _transpose, _t, _permute, _expand, _unsqueeze, _squeeze, _squeeze_dim,
+            _squeeze_dims, _view_scatter, _slice, _select, _split, _split_even, _unbind,
+            _diagonal, _unfold_backward, _unfold, _strided_grad, _as_strided, _repeat,
+            _repeat_interleave_backward, _repeat_interleave, _flip, _roll, _diag_embed):
+    _op.jvp(LINEAR)
+_cat.jvp(_joined_jvp(_cat))
+_stack.jvp(_joined_jvp(_stack))
+for _op in (_unsqueeze, _slice, _select, _split, _split_even, _unbind, _unfold, _cat, _stack,
+            _repeat_interleave, _repeat_interleave_backward):
+    _op.batch(batch_rules.dims("dim"))
+for _op in (_squeeze, _squeeze_dim, _squeeze_dims, _flip):
+    _op.batch(batch_rules.dims("dims"))
+_view.batch(batch_rules.sizes("shape"))
+_view_dtype.batch(batch_rules.leading)
+_transpose.batch(batch_rules.dims("dim0", "dim1"))
+_t.batch(_t_batch)
+_permute.batch(_permute_batch)
+_expand.batch(_expand_batch)
+_view_scatter.batch(_view_scatter_batch)
+_diagonal.batch(batch_rules.dims("dim1", "dim2"))
+_diag_embed.batch(batch_rules.dims("dim1", "dim2"))
+_unfold_backward.batch(batch_rules.sizes("shape", dims=("dim",)))
+_repeat.batch(_repeat_batch)
+_roll.batch(_roll_batch)
+del _op

@@ -18,11 +18,12 @@ import warnings
 import numpy as np
 
 from .. import _dtype as dt
+from .._functorch import batch_rules
 from .._storage import TypedStorage, UntypedStorage, allocation_of
 from .._tensor import Tensor
 from .._utils import parse_size
 from ..autograd import grad_mode
-from ._op import EXPORTS, defop, export
+from ._op import EXPORTS, LINEAR, defop, export
 
 __all__ = ["is_nonzero", "is_same_size", "get_device", "dim_order", "is_set_to", "is_tensor",
            "is_storage", "typename", "storage", "const_data_ptr", "resize_", "resize",
@@ -285,6 +286,7 @@ export(EXPORTS["zero_"][0], name="zero_", function=True, method=True)
 # subclasses
 
 _alias = defop("alias", "none", lambda xp, a: a.view(), lambda g: (g,), view=True)
+_alias.jvp(LINEAR).batch(batch_rules.leading)  # forward mode and vmap (see ops/_op.py)
 
 
 @export(function=False, method=True)

@@ -43,10 +43,11 @@ import warnings
 import numpy as np  # np.errstate (torch gives inf/nan silently where NumPy warns); rrelu noise
 
 from ... import _dtype as dt
+from ..._functorch import batch_rules
 from ..._parallel import row_split
 from ..._utils import wrap_dim
-from ...autograd import grad_mode
-from .._op import REGISTRY, defop, export, op
+from ...autograd.forward_ad import rules_must_differentiate
+from .._op import ELEMENTWISE, REGISTRY, defop, export, op
 from ..pointwise import _quiet, where
 from ..shape import cat
 
@@ -209,7 +210,7 @@ def _hardtanh_backward_kernel(xp, g, a, *, min_val, max_val):
 
 
 def _hardtanh_rule(g, a, min_val, max_val):
-    if grad_mode.is_grad_enabled():
+    if rules_must_differentiate():
         return (where((a <= min_val) | (a >= max_val), 0, g),)
     return (_hardtanh_backward(g, a, min_val=min_val, max_val=max_val),)
 
@@ -239,7 +240,7 @@ def _leaky_relu_backward_kernel(xp, g, a, *, negative_slope):
 
 
 def _leaky_relu_rule(g, a, negative_slope):
-    if grad_mode.is_grad_enabled():
+    if rules_must_differentiate():
         return (where(a > 0, g, g * negative_slope),)
     return (_leaky_relu_backward(g, a, negative_slope=negative_slope),)
 
@@ -276,7 +277,7 @@ def _elu_backward_kernel(xp, g, a, *, alpha, scale, input_scale):
 
 
 def _elu_rule(g, a, alpha, scale, input_scale):
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return (_elu_backward(g, a, alpha=alpha, scale=scale, input_scale=input_scale),)
     slope = (alpha * scale * input_scale) * (a.clamp(max=0) * input_scale).exp()
     return (where(a > 0, g * scale, g * slope),)
@@ -312,7 +313,7 @@ def _softplus_backward_kernel(xp, g, a, *, beta, threshold):
 
 
 def _softplus_rule(g, a, beta, threshold):
-    if grad_mode.is_grad_enabled():
+    if rules_must_differentiate():
         return (where(a * beta > threshold, g, g * (a * beta).sigmoid()),)
     return (_softplus_backward(g, a, beta=beta, threshold=threshold),)
 
@@ -341,7 +342,7 @@ def _shrink_backward_kernel(xp, g, a, *, lambd):
 
 def _shrink_rule(backward):
     def rule(g, a, lambd):
-        if grad_mode.is_grad_enabled():
+        if rules_must_differentiate():
             return (where((a >= -lambd) & (a <= lambd), 0, g),)
         return (backward(g, a, lambd=lambd),)
     return rule
@@ -367,7 +368,7 @@ def _hardsigmoid_backward_kernel(xp, g, a):
 
 
 def _hardsigmoid_rule(g, a):
-    if grad_mode.is_grad_enabled():
+    if rules_must_differentiate():
         return (where((a > -3) & (a < 3), g / 6, 0),)
     return (_hardsigmoid_backward(g, a),)
 
@@ -395,7 +396,7 @@ def _hardswish_backward_kernel(xp, g, a):
 
 
 def _hardswish_rule(g, a):
-    if grad_mode.is_grad_enabled():
+    if rules_must_differentiate():
         return (where(a < -3, 0, where(a <= 3, g * (a / 3 + 0.5), g)),)
     return (_hardswish_backward(g, a),)
 
@@ -424,7 +425,7 @@ def _silu_backward_kernel(xp, g, a):
 
 
 def _silu_rule(g, a):
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return (_silu_backward(g, a),)
     s = a.sigmoid()
     return (g * s * (1 + a * (1 - s)),)
@@ -471,7 +472,7 @@ def _mish_backward_kernel(xp, g, a):
 
 
 def _mish_rule(g, a):
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return (_mish_backward(g, a),)
     t = _softplus(a, beta=1.0, threshold=20.0).tanh()
     return (g * (t + a * a.sigmoid() * (1 - t * t)),)
@@ -500,7 +501,7 @@ def _logsigmoid_backward_kernel(xp, g, a):
 
 
 def _logsigmoid_rule(g, a):
-    if grad_mode.is_grad_enabled():
+    if rules_must_differentiate():
         return (g * (-a).sigmoid(),)
     return (_logsigmoid_backward(g, a),)
 
@@ -577,7 +578,7 @@ def _gelu_tanh_backward(xp, g, x, square, t):
 
 def _gelu_rule(g, a, workspace, approximate):
     g = g[0]  # the workspace output s gets no gradient
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return (_gelu_backward(g, a, workspace[0], approximate=approximate),)
     if approximate == "tanh":
         t = ((a + _GELU_C * a * a * a) * _GELU_K).tanh()
@@ -730,7 +731,7 @@ def _softmax(xp, a, *, dim):
 
 @_softmax.grad
 def _softmax(g, out, dim):
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return (_softmax_backward(g, out, dim=dim),)
     y, g = _float32_if_half(out, g)
     return ((y * (g - (g * y).sum(dim, keepdim=True))).to(out.dtype),)
@@ -761,7 +762,7 @@ def _log_softmax(xp, a, *, dim):
 
 @_log_softmax.grad
 def _log_softmax(g, out, dim):
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return (_log_softmax_backward(g, out, dim=dim),)
     y, g = _float32_if_half(out, g)
     return ((g - y.exp() * g.sum(dim, keepdim=True)).to(out.dtype),)
@@ -1104,3 +1105,59 @@ def _torch_rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=
 @export(name="rrelu_")
 def _torch_rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     return _rrelu(input, lower, upper, training, True, generator)
+
+
+# ----------------------------------------------------------------------------------------------
+# forward mode and vmap (see ops/_op.py). The activations are elementwise: their tangent is
+# their rule applied to it (gelu's rule takes its workspace too; prelu's slope has a part of
+# its own). softmax's Jacobian is symmetric (its rule is its jvp); log_softmax's is
+# I - softmax along dim. Batching: elementwise ops line their operands up; the softmax family
+# shifts `dim`; prelu folds the batch into dim 0 so its slopes stay on dim 1.
+
+
+def _gelu_jvp(a_t, a, workspace, approximate):
+    return (_gelu_rule((a_t,), a, workspace, approximate)[0], None)
+
+
+def _prelu_jvp(a_t, weight_t, a, weight):
+    total = None
+    if a_t is not None:
+        slope = weight.reshape(()) if weight.numel() == 1 else \
+            weight.reshape((-1,) + (1,) * (a.ndim - 2))
+        total = where(a > 0, a_t, a_t * slope)
+    if weight_t is not None:
+        w_t = weight_t.reshape(()) if weight_t.numel() == 1 else \
+            weight_t.reshape((-1,) + (1,) * (a.ndim - 2))
+        part = where(a > 0, 0, a * w_t)
+        total = part if total is None else total + part
+    return total
+
+
+def _prelu_batch(op, values, batched, attrs):
+    if batched[1] or values[0].ndim < 3:
+        from ..._functorch.vmap import per_sample
+
+        return per_sample(op, values, batched, attrs)
+    return batch_rules.fold()(op, values, batched, attrs)
+
+
+for _op in (_hardtanh, _threshold, _leaky_relu, _elu, _celu, _softplus, _softshrink,
+            _hardshrink, _hardsigmoid, _hardswish, _silu, _mish, _logsigmoid):
+    _op.jvp(ELEMENTWISE)
+for _op in (_hardtanh, _threshold, _leaky_relu, _elu, _celu, _softplus, _softshrink,
+            _hardshrink, _hardsigmoid, _hardswish, _silu, _mish, _logsigmoid, _gelu):
+    _op.batch(batch_rules.pointwise)
+for _op in (_hardtanh_backward, _leaky_relu_backward, _elu_backward, _softplus_backward,
+            _softshrink_backward, _hardshrink_backward, _hardsigmoid_backward,
+            _hardswish_backward, _silu_backward, _mish_backward, _logsigmoid_backward,
+            _gelu_backward):
+    _op.batch(batch_rules.same_shape)
+for _op in (_softmax, _log_softmax, _glu):
+    _op.batch(batch_rules.dims("dim"))
+for _op in (_softmax_backward, _log_softmax_backward):
+    _op.batch(batch_rules.aligned("dim"))  # the kernels broadcast (they do not write in place)
+_gelu.jvp(_gelu_jvp)
+_prelu.jvp(_prelu_jvp).batch(_prelu_batch)
+_softmax.jvp(lambda a_t, out, dim: _softmax.rule(a_t, out, dim)[0])
+_log_softmax.jvp(lambda a_t, out, dim: a_t - (a_t * out.exp()).sum(dim, keepdim=True))
+del _op

@@ -20,8 +20,9 @@ import math
 import warnings
 
 from ... import _dtype as dt
+from ..._functorch import batch_rules
 from ..._parallel import row_split
-from ...autograd import grad_mode
+from ...autograd.forward_ad import rules_must_differentiate
 from .._op import op
 from .activation import _softmax_backward, _sum_along
 
@@ -54,7 +55,7 @@ def _safe_softmax(xp, a, hide):
 @_safe_softmax.grad
 def _safe_softmax(g, out):
     # softmax's gradient, which gives fully masked rows (out = 0) a zero gradient as it is
-    if grad_mode.is_grad_enabled():
+    if rules_must_differentiate():
         return out * (g - (g * out).sum(-1, keepdim=True)), None
     return _softmax_backward(g, out, dim=out.ndim - 1), None
 
@@ -454,3 +455,8 @@ def _merge_padding_mask(attn_mask, key_padding_mask, bsz, num_heads, src_len):
     padding = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1) \
         .reshape(bsz * num_heads, 1, src_len)
     return padding if attn_mask is None else attn_mask + padding
+
+
+# vmap (see ops/_op.py): a softmax over the last dim with a broadcast mask -- elementwise
+# alignment does; the tangent comes from the backward rule
+_safe_softmax.batch(batch_rules.same_shape)

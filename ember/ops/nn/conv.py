@@ -20,9 +20,10 @@ Read next: `pool.py`.
 import itertools
 import math
 
+from ..._functorch import batch_rules
 from ..._parallel import get_num_threads, parallel_map
 from .._dispatch import autocast_args
-from .._op import export, op
+from .._op import MULTILINEAR, export, op
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
            "conv_transpose3d", "conv_tbc"]
@@ -518,4 +519,82 @@ def conv_tbc(input, weight, bias, pad=0):
         raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
     out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
     return out.permute(2, 0, 1)
+# forward mode and vmap (see ops/_op.py). A convolution is linear in its input and its weight
+# (plus the bias); its two adjoints are products too. Batching: with shared weights the batch
+# folds into N (one convolution); per-sample weights (the per-sample weight gradient of
+# vmap(grad(...)), or a vmap over models) become B groups of one grouped convolution -- the
+# samples' channels side by side, (N, B * C, ...), and the weights stacked, (B * O, ...).
 
+
+def _conv_jvp(x_t, w_t, bias_t, x, w, stride, padding, dilation, groups):
+    attrs = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+    total = _conv(x_t, w, None, **attrs) if x_t is not None else None
+    if w_t is not None:
+        part = _conv(x, w_t, None, **attrs)
+        total = part if total is None else total + part
+    if bias_t is not None:
+        part = bias_t.reshape((-1,) + (1,) * (x.ndim - 2))
+        total = part if total is None else total + part
+    return total
+
+
+def _side_by_side(t, size):
+    """(B, N, C, *S) -> (N, B * C, *S): the samples' channels side by side."""
+    n = t.shape[1]
+    return t.movedim(0, 1).reshape((n, size * t.shape[2]) + tuple(t.shape[3:]))
+
+
+def _apart(t, size):
+    """(N, B * C, *S) -> (B, N, C, *S)."""
+    n = t.shape[0]
+    return t.reshape((n, size, t.shape[1] // size) + tuple(t.shape[2:])).movedim(1, 0)
+
+
+def _stacked(w, size):
+    """(B, O, ...) -> (B * O, ...)."""
+    return w.reshape((size * w.shape[1],) + tuple(w.shape[2:]))
+
+
+def _grouped(attrs, size):
+    return dict(attrs, groups=attrs["groups"] * size)
+
+
+def _conv_batch(op, values, batched, attrs):
+    x, w, bias = values
+    if not batched[1] and not batched[2]:
+        return batch_rules.fold()(op, values, batched, attrs)
+    size = batch_rules.size_of(values, batched)
+    x = batch_rules.as_batched(x, batched[0], size)
+    w = batch_rules.as_batched(w, batched[1], size)
+    if bias is not None:
+        bias = batch_rules.as_batched(bias, batched[2], size).reshape(-1)
+    out = _conv(_side_by_side(x, size), _stacked(w, size), bias, **_grouped(attrs, size))
+    return _apart(out, size)
+
+
+def _conv_input_grad_batch(op, values, batched, attrs):
+    dy, w = values
+    if not batched[1]:
+        return batch_rules.fold(shapes=("input_shape",))(op, values, batched, attrs)
+    size = batch_rules.size_of(values, batched)
+    dy = batch_rules.as_batched(dy, batched[0], size)
+    n, c = attrs["input_shape"][:2]
+    shape = (n, size * c) + tuple(attrs["input_shape"][2:])
+    dx = _conv_input_grad(_side_by_side(dy, size), _stacked(w, size),
+                          **dict(_grouped(attrs, size), input_shape=shape))
+    return _apart(dx, size)
+
+
+def _conv_weight_grad_batch(op, values, batched, attrs):
+    """One weight gradient per sample: B groups, so no sum runs across the samples."""
+    size = batch_rules.size_of(values, batched)
+    x, dy = (_side_by_side(batch_rules.as_batched(v, b, size), size)
+             for v, b in zip(values, batched))
+    shape = (size * attrs["weight_shape"][0],) + tuple(attrs["weight_shape"][1:])
+    dw = _conv_weight_grad(x, dy, **dict(_grouped(attrs, size), weight_shape=shape))
+    return dw.reshape((size,) + tuple(attrs["weight_shape"]))
+
+
+_conv.jvp(_conv_jvp).batch(_conv_batch)
+_conv_input_grad.jvp(MULTILINEAR).batch(_conv_input_grad_batch)
+_conv_weight_grad.jvp(MULTILINEAR).batch(_conv_weight_grad_batch)

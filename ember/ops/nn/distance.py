@@ -16,6 +16,7 @@ Read next: ../../nn/modules/loss.py (the loss modules).
 import math
 
 from ... import _dtype as dt
+from ..._functorch import batch_rules
 from ...autograd import grad_mode
 from .._op import export, op
 from ..shape import broadcast_shapes, broadcast_tensors
@@ -224,3 +225,10 @@ def one_hot(tensor, num_classes=-1):
     if tensor.dtype is not dt.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     return _one_hot(tensor, num_classes=int(num_classes))
+
+
+# vmap (see ops/_op.py): cdist takes leading batch dims (both operands batched); one_hot
+# adds a trailing dim; pdist runs per sample. Their tangents come from their backward rules.
+_cdist.batch(lambda op, values, batched, attrs: _cdist(
+    *batch_rules.all_batched(values, batched), **attrs))
+_one_hot.batch(batch_rules.leading)

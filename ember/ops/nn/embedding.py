@@ -18,8 +18,9 @@ Read next: the modules in ember/nn/modules/ (sparse.py holds Embedding and Embed
 """
 from ... import _creation
 from ... import _dtype as dt
+from ..._functorch import batch_rules
 from ...autograd import grad_mode
-from .._op import export, op
+from .._op import LINEAR, export, op
 from ..index import searchsorted
 from ..pointwise import where
 
@@ -251,3 +252,42 @@ def _reduce_bags(weight, indices, offsets, bags, per_sample_weights, mode, paddi
         sizes = bag.bincount(minlength=bags).clamp(min=1).to(out.dtype)
         out = out / sizes.unsqueeze(1)
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# forward mode and vmap (see ops/_op.py). A lookup is linear in the table. Batching: batched
+# indices look up the shared table as any index shape does; per-sample tables (and the
+# per-sample table gradients of vmap(grad(...))) are one table of B * num_weights rows, each
+# sample's indices offset by its own rows.
+
+
+def _offset(indices, size, rows):
+    """Each sample's indices moved to its own block of `rows` rows."""
+    from ..._creation import arange
+
+    shift = arange(size, device=indices.device).reshape((size,) + (1,) * (indices.ndim - 1))
+    return indices + shift * rows
+
+
+def _embedding_batch(op, values, batched, attrs):
+    weight, indices = values
+    if not batched[0]:
+        return _embedding(weight, indices, **attrs)
+    size, rows = weight.shape[0], weight.shape[1]
+    indices = batch_rules.as_batched(indices, batched[1], size)
+    flat = weight.reshape((size * rows,) + tuple(weight.shape[2:]))
+    return _embedding(flat, _offset(indices, size, rows), **dict(attrs, padding_idx=None))
+
+
+def _embedding_backward_batch(op, values, batched, attrs):
+    g, indices = values
+    size = batch_rules.size_of(values, batched)
+    g = batch_rules.as_batched(g, batched[0], size)
+    rows = attrs["num_weights"]
+    indices = _offset(batch_rules.as_batched(indices, batched[1], size), size, rows)
+    grad = _embedding_backward(g, indices, num_weights=size * rows)
+    return grad.reshape((size, rows) + tuple(grad.shape[1:]))
+
+
+_embedding.jvp(LINEAR).batch(_embedding_batch)
+_embedding_backward.jvp(LINEAR).batch(_embedding_backward_batch)

@@ -7,6 +7,7 @@ the gradients that are needed.
 Read next: the other families in this package.
 """
 from ... import _dtype as dt
+from ..._functorch import batch_rules
 from .._dispatch import autocast_args
 from .._op import export, op
 
@@ -121,3 +122,32 @@ def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
     groups, _ = _group_bounds(offs, mat_a.shape[1])
     return stack([mat_a[:, s:e] @ mat_b[s:e] for s, e in groups])
 
+# forward mode and vmap (see ops/_op.py). linear is linear in x and in the weight, plus the
+# bias. Batched inputs are more leading dims (one GEMM still); per-sample weights (a vmap over
+# models) make it one batched matmul.
+
+
+def _linear_jvp(x_t, weight_t, bias_t, x, weight):
+    total = _linear(x_t, weight, None) if x_t is not None else None
+    if weight_t is not None:
+        part = _linear(x, weight_t, None)
+        total = part if total is None else total + part
+    if bias_t is not None:
+        total = bias_t if total is None else total + bias_t
+    return total
+
+
+def _linear_batch(op, values, batched, attrs):
+    x, weight, bias = values
+    if not batched[1] and not batched[2]:
+        return _linear(x, weight, bias)
+    from ..linalg import _product
+
+    size = batch_rules.size_of(values, batched)
+    out = _product(x, batch_rules.as_batched(weight, batched[1], size).mT, (batched[0], True))
+    if bias is not None:
+        out = out + (batch_rules.pad(bias, out.ndim - 1) if batched[2] else bias)
+    return out
+
+
+_linear.jvp(_linear_jvp).batch(_linear_batch)

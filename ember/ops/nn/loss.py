@@ -41,6 +41,7 @@ import numpy as np  # np.errstate (torch gives inf/nan silently) and the float32
 
 from ... import _creation
 from ... import _dtype as dt
+from ..._functorch import batch_rules
 from ...autograd import grad_mode
 from .._dispatch import autocast_args
 from .._op import export, op
@@ -1298,3 +1299,80 @@ _native("ctc_loss", lambda log_probs, targets, input_lengths, target_lengths, bl
             _reduction_of(reduction), zero_infinity),
         "torch.ctc_loss: F.ctc_loss with an int reduction.")
 
+# vmap (see ops/_op.py); the losses' tangents come from their backward rules. A reduced loss
+# reduces within each sample: the batch runs with reduction="none", then each sample's
+# elements are summed or averaged (the class-index losses average over the target weights
+# w[t], per sample). Their backward does the reverse: the per-sample gradient is spread over
+# that sample's positions and the "none" backward runs once on the whole batch.
+
+
+def _reduced_per_sample(loss, size, reduction, weights=None):
+    """Per-position losses (B, ...) reduced within each sample."""
+    if reduction == "none":
+        return loss
+    total = loss.reshape(size, -1).sum(1)
+    if reduction == "sum":
+        return total
+    count = weights.reshape(size, -1).sum(1) if weights is not None else \
+        math.prod(loss.shape[1:])
+    return total / count  # the mean of nothing is nan, as in torch
+
+
+def _elementwise_loss_batch(op, values, batched, attrs):
+    size = batch_rules.size_of(values, batched)
+    loss = batch_rules.same_shape(op, values, batched, dict(attrs, reduction="none"))
+    return _reduced_per_sample(loss, size, attrs["reduction"])
+
+
+def _fold(t):
+    return t.reshape((t.shape[0] * t.shape[1],) + tuple(t.shape[2:]))
+
+
+def _class_loss_batch(op, values, batched, attrs):
+    """nll_loss / cross_entropy: positions of all samples at once, reduced per sample."""
+    if batched[2]:
+        from ..._functorch.vmap import per_sample
+
+        return per_sample(op, values, batched, attrs)
+    size = batch_rules.size_of(values, batched)
+    x, target, weight = values
+    x = batch_rules.as_batched(x, batched[0], size)
+    target = batch_rules.as_batched(target, batched[1], size)
+    result = op(_fold(x), _fold(target), weight, **dict(attrs, reduction="none"))
+    loss, rest = (result[0], result[1:]) if type(result) is tuple else (result, ())
+    loss = loss.reshape(tuple(target.shape))
+    _, _, w = _target_weight_tensors(target, weight, attrs["ignore_index"], x.dtype)
+    loss = _reduced_per_sample(loss, size, attrs["reduction"], w)
+    if not rest:
+        return loss
+    return (loss,) + tuple(r.reshape(tuple(target.shape)) for r in rest)
+
+
+def _cross_entropy_backward_batch(op, values, batched, attrs):
+    """The per-sample loss gradient spread over the sample's positions (as the kernel's own
+    _spread_raw does for one sample), then one "none" backward for every position."""
+    if batched[4]:
+        from ..._functorch.vmap import per_sample
+
+        return per_sample(op, values, batched, attrs)
+    size = batch_rules.size_of(values, batched)
+    grad_loss, x, lse, target, weight = (batch_rules.as_batched(v, b, size)
+                                         if v is not None and k < 4 else v
+                                         for k, (v, b) in enumerate(zip(values, batched)))
+    reduction = attrs["reduction"]
+    if reduction != "none":
+        _, _, w = _target_weight_tensors(target, weight, attrs["ignore_index"], x.dtype)
+        if reduction == "mean":
+            grad_loss = grad_loss / w.reshape(size, -1).sum(1)
+        grad_loss = grad_loss.reshape((size,) + (1,) * (target.ndim - 1)).expand(target.shape)
+    grad = op(_fold(grad_loss), _fold(x), _fold(lse), _fold(target), weight,
+              **dict(attrs, reduction="none"))
+    return grad.reshape(tuple(x.shape))
+
+
+for _op in (_mse_loss, _smooth_l1_loss, _huber_loss, _binary_cross_entropy, _bce_with_logits):
+    _op.batch(_elementwise_loss_batch)
+for _op in (_nll_loss, _cross_entropy):
+    _op.batch(_class_loss_batch)
+_cross_entropy_backward.batch(_cross_entropy_backward_batch)
+del _op

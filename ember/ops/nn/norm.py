@@ -39,9 +39,11 @@ import operator
 import numpy as np  # np.errstate only: an empty normalized shape gives nan silently, as in torch
 
 from ... import _dtype as dt
+from ..._functorch import batch_rules
 from ..._parallel import blocks, parallel_map, row_split
 from ..._tensor import Size
 from ...autograd import grad_mode
+from ...autograd.forward_ad import rules_must_differentiate
 from .._op import export, op
 from ..shape import cat
 
@@ -153,7 +155,7 @@ def _layer_norm(xp, a, weight, bias, *, ndim, eps):
 @_layer_norm.grad
 def _layer_norm(g, a, weight, ndim, eps, needs_input_grad):
     needs = needs_input_grad
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return _spread(_layer_norm_backward(g, a, weight, ndim=ndim, eps=eps, needs=needs),
                        needs)
     axes = _last_axes(a, ndim)
@@ -246,7 +248,7 @@ def _group_norm(xp, a, weight, bias, *, groups, eps):
 @_group_norm.grad
 def _group_norm(g, a, weight, groups, eps, needs_input_grad):
     needs = needs_input_grad
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return _spread(_group_norm_backward(g, a, weight, groups=groups, eps=eps, needs=needs),
                        needs)
     grouped = _groups_view(a.shape, groups)
@@ -396,7 +398,7 @@ def _batch_norm(xp, a, weight, bias, running_mean, running_var, *, training, mom
 @_batch_norm.grad
 def _batch_norm(g, a, weight, running_mean, running_var, training, eps, needs_input_grad):
     needs = needs_input_grad[:3]
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return _spread(_batch_norm_backward(g, a, weight, running_mean, running_var,
                                             training=training, eps=eps, needs=needs),
                        needs) + (None, None)
@@ -489,7 +491,7 @@ def _rms_norm(xp, a, weight, *, ndim, eps):
 @_rms_norm.grad
 def _rms_norm(g, a, weight, ndim, eps, needs_input_grad):
     needs = needs_input_grad
-    if not grad_mode.is_grad_enabled():
+    if not rules_must_differentiate():
         return _spread(_rms_norm_backward(g, a, weight, ndim=ndim, eps=eps, needs=needs), needs)
     axes = _last_axes(a, ndim)
     rstd = ((a * a).mean(axes, keepdim=True) + eps).rsqrt()
@@ -821,3 +823,127 @@ def norm_except_dim(v, pow=2, dim=0):
     others = tuple(d for d in range(v.ndim) if d != dim)
     return v.norm(pow, others, keepdim=True)
 
+# ----------------------------------------------------------------------------------------------
+# vmap (see ops/_op.py); the tangents come from the backward rules. Layer and RMS norm treat
+# leading dims as independent: the batch is one more (per-sample affine parameters are applied
+# after); group norm folds the batch into N. Batch norm standardizes each channel over N and
+# the spatial dims of one sample: the samples' channels go side by side, (N, B * C, ...), and
+# the per-channel parameters and statistics are repeated (or stacked, when batched). Their
+# backward ops give per-sample weight and bias gradients (the batch is not summed over).
+
+
+def _per_sample(op, values, batched, attrs):
+    from ..._functorch.vmap import per_sample
+
+    return per_sample(op, values, batched, attrs)
+
+
+def _last_norm_batch(op, values, batched, attrs):
+    """layer_norm / rms_norm: the batch is a leading dim; batched parameters apply after."""
+    a, params = values[0], values[1:]
+    if not any(batched[1:]):
+        return op(*values, **attrs)
+    out = op(a, *(None for _ in params), **attrs)
+    weight = params[0]
+    if weight is not None:
+        out = out * (batch_rules.pad(weight, out.ndim - 1) if batched[1] else weight)
+    if len(params) > 1 and params[1] is not None:
+        out = out + (batch_rules.pad(params[1], out.ndim - 1) if batched[2] else params[1])
+    return out
+
+
+def _last_norm_backward_batch(op, values, batched, attrs):
+    """dx from the op on the whole batch; dweight and dbias summed within each sample."""
+    g, a, weight = values
+    if batched[2]:
+        return _per_sample(op, values, batched, attrs)
+    size = batch_rules.size_of(values, batched)
+    g, a = (batch_rules.as_batched(v, b, size) for v, b in zip((g, a), batched))
+    needs, ndim = attrs["needs"], attrs["ndim"]
+    found = []
+    if needs[0]:
+        only_x = tuple(k == 0 for k in range(len(needs)))
+        found.append(op(g, a, weight, **dict(attrs, needs=only_x))[0])
+    axes = _last_axes(a, ndim)
+    within = tuple(range(1, a.ndim - ndim))  # a sample's own leading dims
+    if needs[1]:
+        if op is _rms_norm_backward:
+            xhat = a * ((a * a).mean(axes, keepdim=True) + attrs["eps"]).rsqrt()
+        else:
+            xhat = _standardized(a, axes, attrs["eps"])[0]
+        found.append(_sum_within(g * xhat, within))
+    if len(needs) > 2 and needs[2]:
+        found.append(_sum_within(g, within))
+    return tuple(found)
+
+
+def _sum_within(t, dims):
+    return t.sum(dims) if dims else t
+
+
+def _side_by_side(t, size):
+    """(B, N, C, ...) -> (N, B * C, ...)."""
+    return t.movedim(0, 1).reshape((t.shape[1], size * t.shape[2]) + tuple(t.shape[3:]))
+
+
+def _apart(t, size):
+    """(N, B * C, ...) -> (B, N, C, ...)."""
+    return t.reshape((t.shape[0], size, t.shape[1] // size) + tuple(t.shape[2:])).movedim(1, 0)
+
+
+def _per_channel_of_samples(t, is_batched, size):
+    """A per-channel tensor for (N, B * C, ...): stacked when batched, else repeated."""
+    if t is None:
+        return None
+    return t.reshape(-1) if is_batched else t.repeat(size)
+
+
+def _batch_norm_batch(op, values, batched, attrs):
+    a, weight, bias, running_mean, running_var = values
+    if attrs["training"] and running_mean is not None:
+        raise RuntimeError("vmap: batch_norm in training mode would update running_mean and "
+                           "running_var, which are shared by the samples, in place. Use "
+                           "torch.func.replace_all_batch_norm_modules_ (or modules without "
+                           "track_running_stats), or call batch_norm outside vmap.")
+    size = batch_rules.size_of(values, batched)
+    params = [_per_channel_of_samples(t, b, size)
+              for t, b in zip(values[1:], batched[1:])]
+    out = op(_side_by_side(batch_rules.as_batched(a, batched[0], size), size), *params,
+             **attrs)
+    return _apart(out, size)
+
+
+def _batch_norm_backward_batch(op, values, batched, attrs):
+    g, a = (batch_rules.as_batched(v, b, batch_rules.size_of(values, batched))
+            for v, b in zip(values[:2], batched[:2]))
+    size = g.shape[0]
+    params = [_per_channel_of_samples(t, b, size) for t, b in zip(values[2:], batched[2:])]
+    found = op(_side_by_side(g, size), _side_by_side(a, size), *params, **attrs)
+    found = found if type(found) is tuple else (found,)
+    kinds = [k for k, need in enumerate(attrs["needs"]) if need]
+    return tuple(_apart(r, size) if k == 0 else r.reshape(size, -1)
+                 for k, r in zip(kinds, found))
+
+
+def _group_norm_batch(op, values, batched, attrs):
+    if any(batched[1:]):
+        return _per_sample(op, values, batched, attrs)
+    return batch_rules.fold()(op, values, batched, attrs)
+
+
+def _group_norm_backward_batch(op, values, batched, attrs):
+    if batched[2] or any(attrs["needs"][1:]):
+        return _per_sample(op, values, batched, attrs)
+    return batch_rules.fold(inputs=(0, 1))(op, values, batched, attrs)
+
+
+for _op in (_layer_norm, _rms_norm):
+    _op.batch(_last_norm_batch)
+for _op in (_layer_norm_backward, _rms_norm_backward):
+    _op.batch(_last_norm_backward_batch)
+_batch_norm.batch(_batch_norm_batch)
+_batch_norm_backward.batch(_batch_norm_backward_batch)
+_group_norm.batch(_group_norm_batch)
+_group_norm_backward.batch(_group_norm_backward_batch)
+_cross_map_lrn2d.batch(batch_rules.fold())
+del _op

@@ -24,6 +24,7 @@ import numpy as np  # index vectors are tiny host arrays built from Python ints
 
 from ... import _creation
 from ... import _dtype as dt
+from ..._functorch import batch_rules
 from .._dispatch import autocast_args
 from .._op import export, op
 
@@ -166,3 +167,9 @@ def pad(input, pad, mode="constant", value=None):
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument")
     _check_non_constant(input, pairs, mode)
     return _gather_pad(input, pairs, mode)
+
+
+# forward mode and vmap (see ops/_op.py): padding with a constant is affine (its tangent pads
+# with zeros); it pads trailing dims, so the batch is one more leading dim
+_constant_pad.jvp(lambda a_t, pad, value: _constant_pad(a_t, pad=pad, value=0))
+_constant_pad.batch(batch_rules.leading)

@@ -39,10 +39,12 @@ import numpy as np  # window tables are small host arrays built from Python ints
 
 from ... import _creation
 from ... import _dtype as dt
+from ..._functorch import batch_rules
+from ..._functorch.vmap import all_samples
 from ..._parallel import row_split
 from ...autograd import grad_mode
 from .._dispatch import autocast_args
-from .._op import export, op
+from .._op import LINEAR, export, op
 from .conv import _add_windows, _out_size, _padded
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
@@ -341,7 +343,8 @@ def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode,
              all(d == 1 for d in dilation) and all(lo == 0 and hi <= 0 for lo, hi in pairs))
     if tiled:
         values = _tiled_max_pool(input, kernel=kernel)[0]
-        if not bool(values.isnan().any()):  # NaNs: the general path picks torch's last NaN
+        # NaNs: the general path picks torch's last NaN (under vmap: NaNs in any sample)
+        if not bool(all_samples(values).isnan().any()):
             return (values.squeeze(0) if unbatched else values), None
     values, indices = _max_pool(input, kernel=kernel, stride=stride, padding=pairs,
                                 dilation=dilation)
@@ -898,3 +901,17 @@ def _adaptive_max_pool1d_values_and_indices(input, output_size):
     the values unless return_indices)."""
     return adaptive_max_pool1d(input, output_size, return_indices=True)
 
+# forward mode and vmap (see ops/_op.py). Window sums and their adjoint are linear; max pools
+# take their tangents from their rules (the tangent at the picked element). Every op here works
+# on (N, C, *spatial): a batch folds into N.
+
+for _op in (_window_sum, _window_sum_backward):
+    _op.jvp(LINEAR)
+for _op in (_max_pool, _adaptive_max_pool, _window_sum, _tiled_max_pool):
+    _op.batch(batch_rules.fold())
+_window_sum_backward.batch(batch_rules.fold(shapes=("input_shape",)))
+_max_unpool.batch(batch_rules.fold(inputs=(0, 1)))
+_tiled_backward.batch(batch_rules.fold(inputs=None, shapes=("input_shape",)))
+_tiled_pick.batch(batch_rules.fold(inputs=None))
+_fractional_indices.batch(batch_rules.fold(inputs=(0, 1)))
+del _op

@@ -29,7 +29,8 @@ import numpy as np  # index and weight tables are small host arrays, computed li
 
 from ... import _creation
 from ... import _dtype as dt
-from .._op import export, op
+from ..._functorch import batch_rules
+from .._op import LINEAR, export, op
 from ..pointwise import where
 from ..shape import stack
 from .conv import _add_windows, _padded
@@ -722,3 +723,7 @@ def affine_grid_generator(theta, size, align_corners):
     """torch.affine_grid_generator: F.affine_grid with align_corners required."""
     return affine_grid(theta, size, align_corners)
 
+# forward mode and vmap (see ops/_op.py): im2col and col2im are linear; both take (N, ...)
+for _op in (_unfold, _fold):
+    _op.jvp(LINEAR).batch(batch_rules.fold())
+del _op
