@@ -68,5 +68,12 @@ _bind_tensor_methods()
 
 from . import linalg  # the torch.linalg namespace
 from . import cuda, nn, optim, profiler
+from .ops import _public
+
+# torch's out=, NumPy-style keyword aliases and module-level in-place functions (ops/_public.py)
+_public.install(globals())
+for _namespace in ("linalg", "special", "fft"):
+    if _namespace in globals():
+        _public.install(vars(globals()[_namespace]), _namespace)
 
 __version__ = "0.1.0"

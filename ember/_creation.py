@@ -45,9 +45,10 @@ def _finish(array, dtype, device, requires_grad):
 
 
 def _check_options(out=None, layout=None):
-    """Arguments ember accepts only in their default form."""
+    """Arguments ember accepts only in their default form. (`out=` never gets here through the
+    public functions: ops/_public.py writes results into out; _random.py still passes its.)"""
     if out is not None:
-        raise NotImplementedError("ember factories do not support out=; assign the result")
+        raise NotImplementedError("out= reaches ember's factories only through ember.<name>")
     if layout is not None and repr(layout) != "ember.strided":
         raise NotImplementedError(f"layout={layout} is not supported (only ember.strided)")
 
@@ -345,33 +346,33 @@ def _format_order(memory_format, ndim):
     raise NotImplementedError(f"memory_format={memory_format} is not supported")
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
-    _check_options(out, layout)
+    _check_options(layout=layout)
     return _allocate(lambda xp, s, d: xp.zeros(s, d), _size(size, "zeros"), dtype, device,
                      requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def ones(*size, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
-    _check_options(out, layout)
+    _check_options(layout=layout)
     return _allocate(lambda xp, s, d: xp.ones(s, d), _size(size, "ones"), dtype, device,
                      requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def empty(*size, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
-    _check_options(out, layout)
+    _check_options(layout=layout)
     size = _size(size, "empty")
     return _allocate(lambda xp, s, d: xp.empty(s, d), size, dtype, device, requires_grad,
                      _format_order(memory_format, len(size)))
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+def full(size, fill_value, *, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """A tensor filled with `fill_value`; its dtype follows the value (bool, int64 or the
     default float) unless `dtype` is given."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
@@ -504,7 +505,7 @@ def _number(x, name):
     return x
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     """Values start, start+step, ... < end.
 
@@ -513,7 +514,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     elements through float32 sums instead, so a float32 result may differ from torch's in the
     last bit (how much depends on the CPU's vector width). Integer dtypes truncate the bounds
     and step to ints first, as torch does."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     if end is None:
         start, end = 0, start
     start, end, step = (_number(x, n) for x, n in ((start, "start"), (end, "end"),
@@ -549,10 +550,10 @@ def _range_length(start, end, step):
     return math.ceil((end - start) / step)
 
 
-def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
           requires_grad=False):
     """Deprecated torch.range: like arange but includes `end`; default float dtype."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     if end is None:
         start, end = 0, start
     start, end, step = (_number(x, n) for x, n in ((start, "start"), (end, "end"),
@@ -589,19 +590,19 @@ def _spaced(start, end, steps, dtype):
     return np.where(np.arange(steps) < max(steps // 2, 1), up, down), compute
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False):
     """`steps` values from start to end inclusive (see `_spaced`)."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     dtype = dt.get_default_dtype() if dtype is None else dtype
     values, _ = _spaced(start, end, steps, dtype)
     return _finish(_cast(values, dtype), None, device, requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None,
              requires_grad=False):
     """base ** linspace(start, end, steps), the power taken in the compute type."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     dtype = dt.get_default_dtype() if dtype is None else dtype
     exponents, compute = _spaced(start, end, steps, dtype)
     with np.errstate(invalid="ignore", over="ignore"):  # negative bases give nan, as in torch
@@ -609,10 +610,10 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     return _finish(_cast(values, dtype), None, device, requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
     """The n x m identity (m defaults to n)."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     for name, value in (("n", n), ("m", m)):
         if value is not None:
             _int_arg("eye", name, value, 1 if name == "n" else 2)

@@ -188,11 +188,6 @@ def _writer(name, promote="none", **options):
     return op(promote, name, writes=True, **options)
 
 
-def _no_out(out, name):
-    if out is not None:
-        raise NotImplementedError(f"{name}(out=...) is not supported by ember")
-
-
 def _check_index_dtype(name, index, allowed=(dt.int64, dt.int32), expected="int32/int64"):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
@@ -631,9 +626,8 @@ _index_select = defop("index_select", "none", _index_select_kernel,
 
 
 @export(method=True)
-def index_select(input, dim, index, *, out=None):
+def index_select(input, dim, index):
     """The slices `index` (a vector of ints) of `input` along `dim`."""
-    _no_out(out, "index_select")
     if not isinstance(index, Tensor) or index.dtype not in (dt.int64, dt.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     _check_vector("index_select", index, "index_select(): Index is supposed to be a vector")
@@ -744,8 +738,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
 
 
 @export(method=True)
-def index_add(input, dim, index, source, *, alpha=1, out=None):
-    _no_out(out, "index_add")
+def index_add(input, dim, index, source, *, alpha=1):
     dim = _check_along("index_add_", input, dim, index, source)
     return _index_add(input, index, source, dim=dim, alpha=alpha)
 
@@ -832,9 +825,8 @@ def _check_gather(name, self, dim, index, src=None):
 
 
 @export(method=True)
-def gather(input, dim, index, *, sparse_grad=False, out=None):
+def gather(input, dim, index, *, sparse_grad=False):
     """out[i][j] = input[index[i][j]][j] (dim=0): values picked along `dim`."""
-    _no_out(out, "gather")
     if sparse_grad:
         raise NotImplementedError("gather(sparse_grad=True) needs sparse tensors")
     dim = _check_gather("gather", input, dim, index)
@@ -917,9 +909,8 @@ def _scatter_args(name, self, dim, index, src, value, reduce):
 
 
 @export(method=True)
-def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of input with input[index[i][j]][j] = src[i][j] (dim=0); `src` may be a number."""
-    _no_out(out, "scatter")
     writer, args, attrs = _scatter_args("scatter", input, dim, index, src, value, reduce)
     return writer(input, *args, **attrs)
 
@@ -1050,9 +1041,8 @@ def _scatter_reduce_args(self, dim, index, src, reduce):
 
 
 @export(method=True)
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduce src into a copy of input at the gather positions (sum, prod, mean, amax, amin)."""
-    _no_out(out, "scatter_reduce")
     dim = _scatter_reduce_args(input, dim, index, src, reduce)
     return _scatter_reduce(input, index, src, dim=dim, reduce=reduce, include_self=include_self)
 
@@ -1151,9 +1141,8 @@ def _masked_select(g, a_shape, mask):
 
 
 @export(method=True)
-def masked_select(input, mask, *, out=None):
+def masked_select(input, mask):
     """The elements of input (broadcast with mask) where mask is True, as a 1-d tensor."""
-    _no_out(out, "masked_select")
     _check_mask("masked_select", mask)
     _broadcast_to("masked_select", input.shape, mask.shape, inplace=False)
     return _masked_select(input, mask)
@@ -1282,10 +1271,9 @@ def put(input, index, source, accumulate=False):
 
 
 @export(method=True)
-def take_along_dim(input, indices, dim=None, *, out=None):
+def take_along_dim(input, indices, dim=None):
     """gather after broadcasting input and indices over every dim but `dim` (dim=None: over
     the flattened input)."""
-    _no_out(out, "take_along_dim")
     if indices.dtype is not dt.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{dt.scalar_name(indices.dtype)}")
@@ -1319,9 +1307,8 @@ _nonzero_tuple = defop("nonzero_tuple", "none", lambda xp, a: xp.nonzero(_one_d(
 
 
 @export(method=True)
-def nonzero(input, *, out=None, as_tuple=False):
+def nonzero(input, *, as_tuple=False):
     """The indices of nonzero elements: an (n, ndim) int64 tensor, or one tensor per dim."""
-    _no_out(out, "nonzero")
     if as_tuple:
         return tuple(_nonzero_tuple(input))
     return _nonzero(input)
@@ -1371,10 +1358,9 @@ _searchsorted = defop("searchsorted", "none", _searchsorted_kernel, differentiab
 
 @export
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
-                 sorter=None, out=None):
+                 sorter=None):
     """Indices where `input` would be inserted to keep each innermost row of
     `sorted_sequence` sorted (right=True / side='right': after equal values)."""
-    _no_out(out, "searchsorted")
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
@@ -1400,10 +1386,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 @export
-def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each input value among 1-d `boundaries` (searchsorted, operands
     swapped)."""
-    _no_out(out, "bucketize")
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return _searchsorted(boundaries, input, right=right, out_int32=out_int32)

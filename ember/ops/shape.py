@@ -141,11 +141,6 @@ def _tensors(args, name):
     return args
 
 
-def _no_out(out, name):
-    if out is not None:
-        raise NotImplementedError(f"{name}(out=...) is not implemented")
-
-
 # ----------------------------------------------------------------------------------------------
 # view and reshape
 
@@ -1095,9 +1090,8 @@ _cat = defop("cat", "arith", _cat_kernel, _cat_rule)
 
 
 @export
-def cat(tensors, dim=0, *, out=None):
+def cat(tensors, dim=0):
     """Join tensors along an existing dim; dtypes promote as in arithmetic."""
-    _no_out(out, "cat")
     tensors = _tensors((tuple(tensors),), "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -1122,13 +1116,13 @@ def cat(tensors, dim=0, *, out=None):
 
 
 @export
-def concat(tensors, dim=0, *, out=None):
-    return cat(tensors, dim, out=out)
+def concat(tensors, dim=0):
+    return cat(tensors, dim)
 
 
 @export
-def concatenate(tensors, axis=0, out=None):
-    return cat(tensors, axis, out=out)
+def concatenate(tensors, axis=0):
+    return cat(tensors, axis)
 
 
 def _stack_kernel(xp, *arrays, dim):
@@ -1141,9 +1135,8 @@ _stack = defop("stack", "arith", _stack_kernel, lambda g, dim: tuple(g.unbind(di
 
 
 @export
-def stack(tensors, dim=0, *, out=None):
+def stack(tensors, dim=0):
     """Join equally shaped tensors along a new dim."""
-    _no_out(out, "stack")
     tensors = _tensors((tuple(tensors),), "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -1163,17 +1156,15 @@ def _nonempty(tensors, name):
 
 
 @export
-def hstack(tensors, *, out=None):
+def hstack(tensors):
     """Along dim 1 (dim 0 for 1-d tensors)."""
-    _no_out(out, "hstack")
     tensors = [_at_least(1, t) for t in _nonempty(tensors, "hstack")]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 @export
-def vstack(tensors, *, out=None):
+def vstack(tensors):
     """Along dim 0, 1-d tensors as rows."""
-    _no_out(out, "vstack")
     return cat([_at_least(2, t) for t in _nonempty(tensors, "vstack")], 0)
 
 
@@ -1181,16 +1172,14 @@ export(vstack, name="row_stack")
 
 
 @export
-def dstack(tensors, *, out=None):
+def dstack(tensors):
     """Along dim 2 (depth), after atleast_3d."""
-    _no_out(out, "dstack")
     return cat([_at_least(3, t) for t in _nonempty(tensors, "dstack")], 2)
 
 
 @export
-def column_stack(tensors, *, out=None):
+def column_stack(tensors):
     """0-d and 1-d tensors as columns, joined along dim 1."""
-    _no_out(out, "column_stack")
     tensors = _nonempty(tensors, "column_stack")
     return cat([reshape(t, t.numel(), 1) if t.ndim <= 1 else t for t in tensors], 1)
 
@@ -1384,8 +1373,7 @@ def _triangle(name, kernel):
         if input.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
-    def fn(input, diagonal=0, *, out=None):
-        _no_out(out, name)
+    def fn(input, diagonal=0):
         check(input)
         return triangle(input, diagonal=operator.index(diagonal))
 
@@ -1425,10 +1413,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 @export(method=True)
-def diag(input, diagonal=0, *, out=None):
+def diag(input, diagonal=0):
     """A 1-d tensor -> the square matrix with it on diagonal `diagonal`; a matrix -> a copy
     of that diagonal."""
-    _no_out(out, "diag")
     if input.ndim == 1:
         return _diag_embed(input, offset=operator.index(diagonal), dim1=0, dim2=1)
     if input.ndim == 2:
