@@ -54,7 +54,7 @@ def parse_size(args, name="size"):
 def warn(message, category=UserWarning):
     """warnings.warn, attributed to the first caller outside ember (as torch's C++ warnings are
     to the Python line that called into torch), however many ember frames lie between."""
-    frame, level = sys._getframe(1), 1
+    frame, level = sys._getframe(1), 2
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)

@@ -75,7 +75,7 @@ CALLS.update({
     "aminmax": lambda m, d: (m.aminmax, (d["x"],), {"dim": 1}),
     "kthvalue": lambda m, d: (m.kthvalue, (d["x"], 2, 1), {}),
     "topk": lambda m, d: (m.topk, (d["x"], 2), {}),
-    "argsort": lambda m, d: (m.argsort, (d["x"], 1), {}),
+    "argsort": lambda m, d: (m.argsort, (d["x"],), {"stable": True, "dim": 1}),
     "msort": lambda m, d: (m.msort, (d["x"],), {}),
     "norm": lambda m, d: (m.norm, (d["x"],), {"dim": 1}),
     "histc": lambda m, d: (m.histc, (d["x"],), {"bins": 4, "min": 0, "max": 1}),

@@ -41,8 +41,8 @@ __all__ = ["OUT", "INPLACE", "function", "method", "install", "write_out"]
 # torch's functions that take `out=`, per namespace, grouped by how torch checks out's dtype:
 #   cast   any dtype the result can be cast to (torch's elementwise/TensorIterator ops)
 #   exact  the result's dtype only
-#   dtype  out's dtype is the result's: passed as the `dtype` argument where the function
-#          takes one (factories also get out's device), otherwise the result is cast into it
+#   dtype  out's dtype is the result's: passed as the `dtype` argument (and a factory's
+#          `device` as out's device); a function without a dtype argument casts into out
 OUT = {
     "torch": {
         "dtype": """arange bernoulli cumprod cumsum empty eye full linspace logspace nansum
@@ -55,7 +55,7 @@ OUT = {
             fmod gcd ge geqrf ger greater greater_equal gt hstack hypot i0 igamma igammac kron
             lcm le lerp less less_equal lgamma log log10 log1p log2 logaddexp logaddexp2
             logical_and logical_not logical_or logical_xor logit logsumexp lt maximum mean
-            minimum mul multiply mvlgamma ne nextafter not_equal orgqr outer polygamma pow
+            minimum mul multiply mvlgamma nanmean ne nextafter not_equal orgqr outer polygamma pow
             rad2deg reciprocal remainder row_stack rsqrt sigmoid sin sinc sinh sqrt square
             stack std sub subtract tan tanh threshold true_divide var vstack xlogy""",
         "exact": """abs absolute addbmm addmm addmv all alias_copy amax amin aminmax any argmax
@@ -105,6 +105,15 @@ OUT = {
 _POLICY = {(namespace, name): policy for namespace, groups in OUT.items()
            for policy, names in groups.items() for name in names.split()}
 
+# the functions whose out of another size torch resizes without its deprecation warning
+QUIET_RESIZE = {
+    "torch": """addbmm arange bernoulli empty eye full linspace logspace multinomial narrow_copy
+        normal ones rand randint randn randperm range zeros""",
+    "fft": "fftfreq rfftfreq",
+}
+_QUIET = {(namespace, name) for namespace, names in QUIET_RESIZE.items()
+          for name in names.split()}
+
 # torch's module-level in-place functions (`torch.sin_(x)`), each the Tensor method of the name
 INPLACE = """abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_
     as_strided_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_
@@ -127,7 +136,7 @@ def function(fn, name, namespace="torch"):
     """`fn` as `ember.<name>` (or `ember.<namespace>.<name>`): with `out=` if torch takes it
     there, and torch's keyword aliases for the parameters it has."""
     policy = _POLICY.get((namespace, name))
-    return _wrap(fn, name, policy, _aliases(fn, _FUNCTION_ALIASES))
+    return _wrap(fn, name, policy, _aliases(fn, _FUNCTION_ALIASES), (namespace, name) in _QUIET)
 
 
 def method(fn, name):
@@ -160,7 +169,7 @@ def _aliases(fn, table):
             if target in params and alias not in params}
 
 
-def _wrap(fn, name, policy, aliases):
+def _wrap(fn, name, policy, aliases, quiet=False):
     if policy is None and not aliases:
         return fn
     if getattr(fn, "_public_of", None) is not None:  # published twice (an alias name)
@@ -175,7 +184,7 @@ def _wrap(fn, name, policy, aliases):
                 _translate(kwargs, aliases, name)
             out = kwargs.pop("out", None) if policy is not None else None
             if out is not None:
-                return _call_into(fn, args, kwargs, out, name, policy, fills)
+                return _call_into(fn, args, kwargs, out, name, policy, fills, quiet)
         return fn(*args, **kwargs)
 
     public._public_of = fn
@@ -222,11 +231,11 @@ def _inplace_function(name):
 # writing into out
 
 
-def _call_into(fn, args, kwargs, out, name, policy, fills):
-    if fills:  # policy "dtype": out says the result's dtype (and a factory's device)
+def _call_into(fn, args, kwargs, out, name, policy, fills, quiet):
+    if fills:  # out says the result's dtype (and a factory's device)
         _check_tensor(out, name)
         _fill_from_out(kwargs, out, fills, name)
-    return write_out(out, fn(*args, **kwargs), name, policy)
+    return write_out(out, fn(*args, **kwargs), name, policy, quiet)
 
 
 def _fill_from_out(kwargs, out, fills, name):
@@ -239,18 +248,19 @@ def _fill_from_out(kwargs, out, fills, name):
                                f"parameter ({dt.scalar_name(out.dtype)})")
 
 
-def write_out(out, result, name, policy="cast"):
+def write_out(out, result, name, policy="cast", quiet=False):
     """torch's `out=`: write `result` (a tensor, or a tuple of them) into `out` and return out.
-    `policy` says which dtypes out may have (see OUT)."""
+    `policy` says which dtypes out may have (see OUT); `quiet`: resize without a warning."""
     if out is None:
         return result
     if not isinstance(result, (tuple, list)):
         _check_tensor(out, name)
-        return _write(out, result, name, policy)
+        return _write(out, result, name, policy, quiet)
     if not isinstance(out, (tuple, list)) or len(out) != len(result):
         raise TypeError(f"{name}(): argument 'out' must be tuple of {len(result)} Tensors, not "
                         f"{_describe(out)}")
-    written = [_write(_check_tensor(o, name), r, name, policy) for o, r in zip(out, result)]
+    written = [_write(_check_tensor(o, name), r, name, policy, quiet)
+               for o, r in zip(out, result)]
     return type(result)(*written) if hasattr(result, "_fields") else type(result)(written)
 
 
@@ -265,7 +275,7 @@ def _describe(x):
         f"{type(x).__name__} of {len(x)}"
 
 
-def _write(out, result, name, policy):
+def _write(out, result, name, policy, quiet):
     if grad_mode.is_grad_enabled() and (result.requires_grad or out.requires_grad):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -279,18 +289,18 @@ def _write(out, result, name, policy):
         raise RuntimeError(f"result type {dt.scalar_name(result.dtype)} can't be cast to the "
                            f"desired output type {dt.scalar_name(out.dtype)}")
     if out.shape != result.shape:
-        _resize(out, result.shape)
+        _resize(out, result.shape, quiet)
     with grad_mode.no_grad():
         out.copy_(result)
     return out
 
 
-def _resize(out, shape):
+def _resize(out, shape, quiet):
     """Give `out` the result's shape (new memory), warning as torch does when it had elements."""
     if out._base is not None:
         raise NotImplementedError(f"out= tensor of shape {list(out.shape)} needs shape "
                                   f"{list(shape)}: ember does not resize a view")
-    if out.numel():
+    if out.numel() and not quiet:
         warn(f"An output with one or more elements was resized since it had shape "
              f"{list(out.shape)}, which does not match the required output shape "
              f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
