@@ -75,5 +75,6 @@ _public.install(globals())
 for _namespace in ("linalg", "special", "fft"):
     if _namespace in globals():
         _public.install(vars(globals()[_namespace]), _namespace)
+_public.install(vars(nn.functional), "nn.functional", aliases=False)
 
 __version__ = "0.1.0"

@@ -462,28 +462,28 @@ def _like(fill, input, dtype, device, requires_grad, memory_format):
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None):
+               pin_memory=False, memory_format=None):
     _check_options(layout=layout)
     return _like(lambda xp, s, d: xp.zeros(s, d), input, dtype, device, requires_grad,
                  memory_format)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
+              pin_memory=False, memory_format=None):
     _check_options(layout=layout)
     return _like(lambda xp, s, d: xp.ones(s, d), input, dtype, device, requires_grad,
                  memory_format)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None):
+               pin_memory=False, memory_format=None):
     _check_options(layout=layout)
     return _like(lambda xp, s, d: xp.empty(s, d), input, dtype, device, requires_grad,
                  memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
+              pin_memory=False, memory_format=None):
     """Filled with `fill_value` cast to the input's dtype (not inferred from the value)."""
     _check_options(layout=layout)
     fill = _fill_array(_fill_scalar(fill_value, "full_like"),
@@ -551,7 +551,7 @@ def _range_length(start, end, step):
 
 
 def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
-          requires_grad=False):
+          requires_grad=False, pin_memory=False):
     """Deprecated torch.range: like arange but includes `end`; default float dtype."""
     _check_options(layout=layout)
     if end is None:
@@ -591,7 +591,7 @@ def _spaced(start, end, steps, dtype):
 
 
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
-             requires_grad=False):
+             requires_grad=False, pin_memory=False):
     """`steps` values from start to end inclusive (see `_spaced`)."""
     _check_options(layout=layout)
     dtype = dt.get_default_dtype() if dtype is None else dtype
@@ -600,7 +600,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None,
-             requires_grad=False):
+             requires_grad=False, pin_memory=False):
     """base ** linspace(start, end, steps), the power taken in the compute type."""
     _check_options(layout=layout)
     dtype = dt.get_default_dtype() if dtype is None else dtype
@@ -630,7 +630,7 @@ def _int_arg(fn_name, name, value, position):
                         f"not {type(value).__name__}")
 
 
-def _triangle_indices(kind, row, col, offset, dtype, device, layout):
+def _triangle_indices(kind, row, col, offset, dtype, device, layout, requires_grad):
     _check_options(layout=layout)
     dtype = dt.int64 if dtype is None else dtype
     if dtype not in (dt.int32, dt.int64):
@@ -641,17 +641,19 @@ def _triangle_indices(kind, row, col, offset, dtype, device, layout):
             raise RuntimeError(f"{name} must be non-negative, got{value}")
     picker = np.tril_indices if kind == "tril" else np.triu_indices
     rows, cols = picker(row, offset, col)  # row-major order, as torch's
-    return _finish(np.stack([rows, cols]).astype(dtype.np), None, device, False)
+    return _finish(np.stack([rows, cols]).astype(dtype.np), None, device, requires_grad)
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 requires_grad=False, pin_memory=False):
     """2 x N (row, col) indices of the lower triangle of a row x col matrix."""
-    return _triangle_indices("tril", row, col, offset, dtype, device, layout)
+    return _triangle_indices("tril", row, col, offset, dtype, device, layout, requires_grad)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 requires_grad=False, pin_memory=False):
     """2 x N (row, col) indices of the upper triangle of a row x col matrix."""
-    return _triangle_indices("triu", row, col, offset, dtype, device, layout)
+    return _triangle_indices("triu", row, col, offset, dtype, device, layout, requires_grad)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -346,20 +346,20 @@ def _like(draw, input, generator, dtype, layout, device, requires_grad, memory_f
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
-              requires_grad=False, memory_format=None):
+              requires_grad=False, memory_format=None, pin_memory=False):
     _require_float(input.dtype if dtype is None else dtype, "check_uniform_bounds")
     return _like(_unit, input, generator, dtype, layout, device, requires_grad, memory_format)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
-               requires_grad=False, memory_format=None):
+               requires_grad=False, memory_format=None, pin_memory=False):
     _require_float(input.dtype if dtype is None else dtype, "normal_kernel_cpu")
     return _like(_standard_normal, input, generator, dtype, layout, device, requires_grad,
                  memory_format)
 
 
 def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, layout=None,
-                 device=None, requires_grad=False, memory_format=None):
+                 device=None, requires_grad=False, memory_format=None, pin_memory=False):
     """`randint_like(input, high)` or `randint_like(input, low, high)`; input's dtype."""
     if len(args) == 2:
         low, high = args

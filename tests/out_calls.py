@@ -72,6 +72,8 @@ CALLS.update({
     "clamp_max": lambda m, d: (m.clamp_max, (d["x"], 0.4), {}),
     "threshold": lambda m, d: (m.threshold, (d["x"], 0.5, -1.0), {}),
     "hardshrink": lambda m, d: (m.hardshrink, (d["x"] - 0.5,), {"lambd": 0.2}),
+    "nn.functional.hardshrink": lambda m, d: (m.nn.functional.hardshrink, (d["x"] - 0.5,),
+                                              {"lambd": 0.2}),
     "aminmax": lambda m, d: (m.aminmax, (d["x"],), {"dim": 1}),
     "kthvalue": lambda m, d: (m.kthvalue, (d["x"], 2, 1), {}),
     "topk": lambda m, d: (m.topk, (d["x"], 2), {}),

@@ -85,13 +85,28 @@ def _torch_out_names():
         names[namespace] = {n for n in dir(module) if not n.startswith("_") and "out=None" in
                             (getattr(module, n).__doc__ or "").split("\n\n")[0]}
     names["torch"] -= set(OUT_EXCLUDED)
+    nn_stubs = _stub_overloads("_nn.pyi")
+    names["nn.functional"] = set()
+    for n in dir(torch.nn.functional):
+        fn = getattr(torch.nn.functional, n)
+        if inspect.isbuiltin(fn):
+            sigs = nn_stubs.get(fn.__name__) or TORCH_FUNCTIONS.get(fn.__name__) or []
+            if any("out" in sig for sig in sigs):
+                names["nn.functional"].add(n)
+        elif inspect.isfunction(fn) and "out" in inspect.signature(fn).parameters:
+            names["nn.functional"].add(n)
     return names
 
 
 def test_out_list_is_torchs():
+    """OUT (and, for F.normalize, whose out is positional, the signature) lists what torch's
+    signatures say takes out=."""
     torch_names = _torch_out_names()
     for namespace, groups in _public.OUT.items():
         ember_names = {n for names in groups.values() for n in names.split()}
+        if namespace == "nn.functional":
+            ember_names |= {n for n in dir(ember.nn.functional) if not n.startswith("_") and
+                            "out" in (_accepted_keywords(getattr(ember.nn.functional, n)) or ())}
         assert ember_names == torch_names[namespace], (
             f"{namespace}: missing from ember's OUT {sorted(torch_names[namespace] - ember_names)}"
             f", not torch's {sorted(ember_names - torch_names[namespace])}")
@@ -298,3 +313,96 @@ def test_resize_warning_points_at_the_caller():
     with pytest.warns(UserWarning, match="was resized") as seen:
         ember.exp(ember.ones(3), out=ember.empty(2))
     assert seen[0].filename == __file__
+
+
+# ----------------------------------------------------------------------------------------------
+# keyword names: every keyword torch's signatures give, ember accepts
+
+# (namespace, name): {torch keyword: why ember does not take it}
+KEYWORD_EXCLUDED = {
+    ("torch", "full"): {"names": "named tensors (an experimental torch feature ember lacks)"},
+    ("torch", "set_num_threads"): {"num": "torch's stub names it, but torch takes no keywords"},
+    ("Tensor", "requires_grad_"): {"mode": "torch's stub names it `mode`; torch takes "
+                                           "`requires_grad`"},
+    ("Tensor", "to"): {"other": "torch's stub names it, but torch refuses to(other=...)"},
+    ("Tensor", "new"): {"storage": "the legacy constructor's overloads: ember takes them "
+                                   "positionally (x.new(2, 3), x.new(data), x.new(storage))",
+                        "size": "(the same)", "other": "(the same)"},
+    ("torch", "isin"): {"element": "the names of isin's number-first/number-second overloads "
+                                   "(ember takes the number positionally)",
+                        "test_element": "(the same)"},
+    ("torch", "result_type"): {"scalar": "the names of result_type's overloads for numbers "
+                                         "(ember takes them positionally)",
+                               "scalar1": "(the same)", "scalar2": "(the same)"},
+}
+for _name in ("mm", "bmm", "addmm", "baddbmm"):  # the out_dtype overloads are CUDA kernels
+    KEYWORD_EXCLUDED[("torch", _name)] = {"out_dtype": "CUDA-only overload (CPU torch raises)"}
+
+
+def _accepted_keywords(fn):
+    """The keyword names a callable accepts, or None when it takes **kwargs (any)."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    names = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    spread = _public._spread(inspect.signature(fn).parameters)
+    names |= {spread} if spread else set()
+    return names | _public._aliases(names, _public._FUNCTION_ALIASES).keys()
+
+
+def _python_signature(fn):
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return [[p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]]
+
+
+def _keyword_mismatches(namespace, torch_owner, ember_owner, stubs, method):
+    """{name: torch keywords ember refuses} over the names both libraries have."""
+    found = {}
+    for name in dir(torch_owner):
+        if name.startswith("_") or not hasattr(ember_owner, name):
+            continue
+        overloads = stubs.get(name) or _python_signature(getattr(torch_owner, name))
+        if not overloads:
+            continue
+        wanted = {p for sig in overloads for p in (sig[1:] if method else sig)} - {"self"}
+        if method:  # the stubs give some methods `out`, which torch's methods refuse
+            wanted.discard("out")
+        ember_fn = getattr(ember_owner, name)
+        accepted = _accepted_keywords(ember_fn)
+        if accepted is None or isinstance(ember_fn, type):
+            continue
+        if method:  # ember's first parameter is the tensor itself, whatever its name
+            accepted |= {"input"}
+        missing = wanted - accepted - set(KEYWORD_EXCLUDED.get((namespace, name), {}))
+        if missing:
+            found[name] = sorted(missing)
+    return found
+
+
+def test_functions_take_torchs_keyword_names():
+    assert _keyword_mismatches("torch", torch, ember, TORCH_FUNCTIONS, False) == {}
+
+
+def test_methods_take_torchs_keyword_names():
+    assert _keyword_mismatches("Tensor", torch.Tensor, ember.Tensor, TENSOR_METHODS, True) == {}
+
+
+def test_functional_takes_torchs_keyword_names():
+    """F's Python functions by their signatures; its builtins (F.linear is torch._C._nn.linear,
+    F.conv2d is torch.conv2d) by the stubs of the function they are."""
+    nn_stubs = _stub_overloads("_nn.pyi")
+    stubs = {}
+    for name in dir(torch.nn.functional):
+        fn = getattr(torch.nn.functional, name)
+        if inspect.isbuiltin(fn):
+            stubs[name] = nn_stubs.get(fn.__name__) or TORCH_FUNCTIONS.get(fn.__name__)
+    assert any(stubs.values())
+    found = _keyword_mismatches("nn.functional", torch.nn.functional, ember.nn.functional,
+                                {k: v for k, v in stubs.items() if v}, False)
+    assert found == {}

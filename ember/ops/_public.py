@@ -101,6 +101,7 @@ OUT = {
             rfft rfft2 rfftn""",
         "exact": "ifft ihfft",
     },
+    "nn.functional": {"exact": "hardshrink"},  # F.hardshrink is torch.hardshrink in torch
 }
 _POLICY = {(namespace, name): policy for namespace, groups in OUT.items()
            for policy, names in groups.items() for name in names.split()}
@@ -126,6 +127,9 @@ INPLACE = """abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ 
 _METHOD_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
 _FUNCTION_ALIASES = {**_METHOD_ALIASES, "x": "input", "a": "input", "x1": "input",
                      "x2": "other"}
+# torch takes an int-list parameter spread out (`x.view(2, 3)`) or by name as one sequence
+# (`x.view(size=(2, 3))`); ember's `*size`-style parameters of these names take both too
+_SEQUENCE_VARARGS = ("size", "shape", "dims", "repeats")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -134,21 +138,26 @@ _FUNCTION_ALIASES = {**_METHOD_ALIASES, "x": "input", "a": "input", "x1": "input
 
 def function(fn, name, namespace="torch"):
     """`fn` as `ember.<name>` (or `ember.<namespace>.<name>`): with `out=` if torch takes it
-    there, and torch's keyword aliases for the parameters it has."""
+    there, torch's keyword aliases, and sequences by name for `*size`-style parameters."""
     policy = _POLICY.get((namespace, name))
-    return _wrap(fn, name, policy, _aliases(fn, _FUNCTION_ALIASES), (namespace, name) in _QUIET)
+    return _wrap(fn, name, policy, _FUNCTION_ALIASES, (namespace, name) in _QUIET)
 
 
 def method(fn, name):
-    """`fn` as `Tensor.<name>`: with the `axis=`/`keepdims=` aliases where it has dim/keepdim."""
-    return _wrap(fn, name, None, _aliases(fn, _METHOD_ALIASES))
+    """`fn` as `Tensor.<name>`: with the `axis=`/`keepdims=` aliases where it has dim/keepdim,
+    and sequences by name for `*size`-style parameters."""
+    return _wrap(fn, name, None, _METHOD_ALIASES)
 
 
-def install(namespace, name="torch"):
+def install(namespace, name="torch", aliases=True):
     """Publish a module's functions (its `vars()`) with torch's conventions, in place; for the
-    top-level namespace also add the module-level in-place functions."""
+    top-level namespace also add the module-level in-place functions. `aliases=False` for a
+    namespace of Python functions in torch (nn.functional), which only takes out= where OUT
+    lists it."""
     for key, value in list(namespace.items()):
-        if (name, key) in _POLICY and callable(value) and not isinstance(value, type):
+        if key.startswith("_") or not callable(value) or isinstance(value, type):
+            continue
+        if aliases or (name, key) in _POLICY:
             namespace[key] = function(value, key, name)
     if name == "torch":
         for key in INPLACE:
@@ -163,18 +172,24 @@ def _parameters(fn):
         return {}
 
 
-def _aliases(fn, table):
-    params = _parameters(fn)
+def _aliases(params, table):
     return {alias: target for alias, target in table.items()
             if target in params and alias not in params}
 
 
-def _wrap(fn, name, policy, aliases, quiet=False):
-    if policy is None and not aliases:
-        return fn
-    if getattr(fn, "_public_of", None) is not None:  # published twice (an alias name)
-        fn = fn._public_of
+def _spread(params):
+    """The name of a `*size`-style parameter, or None."""
+    return next((p.name for p in params.values() if p.kind is p.VAR_POSITIONAL and
+                 p.name in _SEQUENCE_VARARGS), None)
+
+
+def _wrap(fn, name, policy, alias_table, quiet=False):
+    fn = getattr(fn, "_public_of", fn)  # published before (under another name or namespace)
     params = _parameters(fn)
+    aliases = _aliases(params, alias_table)
+    spread = _spread(params)
+    if policy is None and not aliases and spread is None:
+        return fn
     fills = [p for p in ("dtype", "device") if p in params] if policy == "dtype" else []
 
     @functools.wraps(fn)
@@ -182,6 +197,8 @@ def _wrap(fn, name, policy, aliases, quiet=False):
         if kwargs:
             if aliases:
                 _translate(kwargs, aliases, name)
+            if spread in kwargs:
+                args = args + (kwargs.pop(spread),)
             out = kwargs.pop("out", None) if policy is not None else None
             if out is not None:
                 return _call_into(fn, args, kwargs, out, name, policy, fills, quiet)

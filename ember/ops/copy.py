@@ -3,6 +3,8 @@
 
 Read next: `pointwise.py`.
 """
+import numbers
+
 from .. import _backend
 from .. import _dtype as dt
 from .._device import as_device
@@ -32,13 +34,18 @@ def clone(input, *, memory_format=None):
 
 
 @export(function=False, method=True)
-def copy_(self, src, non_blocking=False):
-    """Write `src` (broadcast, cast) into self; the gradient w.r.t. src is the incoming one."""
-    if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
-    if src.device != self.device:
-        src = src.to(self.device)
-    return _copy.inplace(self, src)
+def copy_(self, other, non_blocking=False):
+    """Write `other` (a tensor, broadcast and cast, or a number) into self; the gradient
+    w.r.t. other is the incoming one."""
+    if isinstance(other, Tensor):
+        if other.device != self.device:
+            other = other.to(self.device)
+    elif isinstance(other, numbers.Number):
+        other = self.new_full((), other)
+    else:
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+    return _copy.inplace(self, other)
 
 
 @export(function=False, method=True)

@@ -1413,10 +1413,15 @@ def inverse(input):
     return inv(input)
 
 
-@export(method=True)
 def det(A):
     _check_matrix("linalg.det", A)
     return _det(A)
+
+
+@export(name="det", method=True)
+def _legacy_det(input):
+    """torch.det: linalg.det under torch's older parameter name."""
+    return det(input)
 
 
 def slogdet(A):
@@ -1610,7 +1615,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return linalg_lstsq_result(X.squeeze(-1) if vector else X, residuals, rank, values)
 
 
-@export(method=True)
 def matrix_power(A, n):
     """A^n by repeated squaring; n < 0 inverts first, n == 0 gives the identity."""
     _expect_tensors("linalg_matrix_power", A=A)
@@ -1632,6 +1636,12 @@ def matrix_power(A, n):
         if n:
             power = matmul(power, power)
     return result
+
+
+@export(name="matrix_power", method=True)
+def _legacy_matrix_power(input, n):
+    """torch.matrix_power: linalg.matrix_power under torch's older parameter name."""
+    return matrix_power(input, n)
 
 
 def _check_square_only(name, A):

@@ -381,17 +381,26 @@ def _extreme(name, largest, input, dim, keepdim):
 
 
 @export(name="max", method=True)
-def reduce_max(input, dim=None, keepdim=False):
+def reduce_max(input, dim=None, keepdim=False, *, other=None):
     """max(input) -> the largest value; max(input, dim, keepdim) -> (values, indices);
     max(input, other) -> elementwise maximum."""
-    return _extreme("max", True, input, dim, keepdim)
+    return _extreme("max", True, input, _dim_or_other("max", dim, other), keepdim)
 
 
 @export(name="min", method=True)
-def reduce_min(input, dim=None, keepdim=False):
+def reduce_min(input, dim=None, keepdim=False, *, other=None):
     """min(input) -> the smallest value; min(input, dim, keepdim) -> (values, indices);
     min(input, other) -> elementwise minimum."""
-    return _extreme("min", False, input, dim, keepdim)
+    return _extreme("min", False, input, _dim_or_other("min", dim, other), keepdim)
+
+
+def _dim_or_other(name, dim, other):
+    """max/min take their second argument as `dim` or, by keyword, as `other` (a tensor)."""
+    if other is None:
+        return dim
+    if dim is not None:
+        raise TypeError(f"{name}() got both dim and other")
+    return other
 
 
 def _amax_like(name, largest, input, dim, keepdim):

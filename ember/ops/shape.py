@@ -194,12 +194,16 @@ def _infer_shape(shape, numel):
 
 
 @export(function=False, method=True)
-def view(self, *shape):
+def view(self, *size, dtype=None):
     """Same memory, new shape; raises when the strides do not allow it (use reshape).
     `view(dtype)` reinterprets the bytes as another dtype."""
-    if len(shape) == 1 and isinstance(shape[0], dt.dtype):
-        return _view_as_dtype(self, shape[0])
-    return _view(self, shape=_infer_shape(parse_size(shape), self.numel()))
+    if len(size) == 1 and isinstance(size[0], dt.dtype) and dtype is None:
+        size, dtype = (), size[0]
+    if dtype is not None:
+        if size:
+            raise TypeError("view() takes a size or a dtype, not both")
+        return _view_as_dtype(self, dtype)
+    return _view(self, shape=_infer_shape(parse_size(size), self.numel()))
 
 
 def _view_as_dtype(self, dtype):
@@ -266,8 +270,13 @@ def transpose(input, dim0, dim1):
     return _transpose(input, dim0=wrap_dim(dim0, n), dim1=wrap_dim(dim1, n))
 
 
-export(transpose, name="swapaxes", method=True)
 export(transpose, name="swapdims", method=True)
+
+
+@export(method=True)
+def swapaxes(input, axis0, axis1):
+    """NumPy's name for transpose (its parameters are axis0 and axis1)."""
+    return transpose(input, axis0, axis1)
 
 
 @export(method=True)
@@ -411,9 +420,10 @@ _expand = defop("expand", "none", _expand_kernel,
 
 
 @export(function=False, method=True)
-def expand(self, *sizes):
-    """Broadcast to `sizes` without copying (-1 keeps a dim); elements share memory."""
-    sizes = parse_size(sizes)
+def expand(self, *size, implicit=False):
+    """Broadcast to `size` without copying (-1 keeps a dim); elements share memory.
+    (`implicit` only marks expansions the JIT inserted; it changes nothing.)"""
+    sizes = parse_size(size)
     if len(sizes) < self.ndim:
         raise RuntimeError(f"expand(ember.{dt.scalar_name(self.dtype)}Tensor{{"
                            f"{list(self.shape)}}}, size={list(sizes)}): the number of sizes "
@@ -730,8 +740,10 @@ def _pieces(input, dim, sizes, op=_split):
 
 
 @export(method=True)
-def split(tensor, split_size_or_sections, dim=0):
-    """Pieces of `split_size` along `dim` (the last may be smaller), or of the given sizes."""
+def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
+    """Pieces of `split_size` along `dim` (the last may be smaller), or of the given sizes.
+    (torch's method names the sizes `split_size`, its function `split_size_or_sections`.)"""
+    split_size_or_sections = _one_spec("split", split_size_or_sections, split_size=split_size)
     _need_dims(tensor, "split")
     dim = wrap_dim(dim, tensor.ndim)
     n = tensor.shape[dim]
@@ -777,9 +789,13 @@ def chunk(input, chunks, dim=0):
 
 
 @export(method=True)
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
     """`sections` near-equal pieces (the first n % sections one longer), or the pieces between
     `indices` (Python slicing rules: negative indices count from the end)."""
+    indices_or_sections = _one_spec("tensor_split", indices_or_sections, sections=sections,
+                                    indices=indices,
+                                    tensor_indices_or_sections=tensor_indices_or_sections)
     if input.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -813,9 +829,22 @@ def tensor_split(input, indices_or_sections, dim=0):
     return tuple(pieces)
 
 
+def _one_spec(name, positional, **by_keyword):
+    """The one argument given, positionally or under one of the names torch's overloads give
+    it (`sections=`, `indices=`, ...)."""
+    given = [value for value in (positional, *by_keyword.values()) if value is not None]
+    if len(given) != 1:
+        names = ", ".join(by_keyword)
+        raise TypeError(f"{name}() takes exactly one of its positional argument, {names}; got "
+                        f"{len(given)}")
+    return given[0]
+
+
 def _split_along(name, dim, min_dims):
     """hsplit / vsplit / dsplit: tensor_split along `dim`; sections must divide evenly."""
-    def fn(input, indices_or_sections):
+    def fn(input, indices_or_sections=None, *, sections=None, indices=None):
+        indices_or_sections = _one_spec(name, indices_or_sections, sections=sections,
+                                        indices=indices)
         if input.ndim < min_dims:
             raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} "
                                f"dimension, but got a tensor with {input.ndim} dimensions!")
@@ -1121,8 +1150,9 @@ def concat(tensors, dim=0):
 
 
 @export
-def concatenate(tensors, axis=0):
-    return cat(tensors, axis)
+def concatenate(tensors, dim=0):
+    """NumPy's name for cat (torch takes `axis=` for `dim=` here too)."""
+    return cat(tensors, dim)
 
 
 def _stack_kernel(xp, *arrays, dim):
@@ -1204,9 +1234,9 @@ _repeat = defop("repeat", "none",
 
 
 @export(function=False, method=True)
-def repeat(self, *sizes):
-    """Tile the tensor `sizes[k]` times along dim k (leading sizes add new dims): a copy."""
-    sizes = parse_size(sizes)
+def repeat(self, *repeats):
+    """Tile the tensor `repeats[k]` times along dim k (leading ones add new dims): a copy."""
+    sizes = parse_size(repeats)
     if len(sizes) < self.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -1492,8 +1522,12 @@ def transpose_(self, dim0, dim1):
     return _become(self, transpose(self, dim0, dim1))
 
 
-export(transpose_, name="swapaxes_", function=False, method=True)
 export(transpose_, name="swapdims_", function=False, method=True)
+
+
+@export(function=False, method=True)
+def swapaxes_(self, axis0, axis1):
+    return transpose_(self, axis0, axis1)
 
 
 @export(function=False, method=True)
