@@ -406,3 +406,102 @@ def test_functional_takes_torchs_keyword_names():
     found = _keyword_mismatches("nn.functional", torch.nn.functional, ember.nn.functional,
                                 {k: v for k, v in stubs.items() if v}, False)
     assert found == {}
+
+
+def test_keywords_by_name_work_as_torchs():
+    """A sample of the names above, called: values as torch's."""
+    def fn(m, a):
+        return (a.flip(dims=[0]), m.flip(a, dims=(1,)), a.sum(dim=1, keepdim=True, dtype=m.float64),
+                a.transpose(dim0=0, dim1=1), m.index_select(a, dim=1, index=m.tensor([2, 0])),
+                m.sum(input=a, dim=0), a.view(size=(3, 2)), a.view(dtype=m.int32),
+                a.reshape(shape=(6,)), a.permute(dims=(1, 0)), a.repeat(repeats=(2, 1)),
+                a.expand(size=(2, 2, 3)), m.tensor_split(a, sections=3, dim=1),
+                m.hsplit(a, indices=[1]), a.split(split_size=1), m.max(a, other=a.flip(0)),
+                m.swapaxes(a, axis0=0, axis1=1), a.clone().copy_(other=a * 2),
+                a.clone().copy_(3), m.concatenate([a, a], dim=1), a.new_zeros(size=(2,)))
+
+    check(fn, [X])
+
+
+# ----------------------------------------------------------------------------------------------
+# NumPy-style aliases and factory keyword forms
+
+
+def test_numpy_keyword_aliases():
+    def fn(m, a, b):
+        return (m.sum(a, axis=0), a.sum(axis=1, keepdims=True), a.mean(axis=0, keepdims=True),
+                m.add(x1=a, x2=b), m.mul(a, x2=b), m.max(a, axis=1), a.argmax(axis=1),
+                m.cat([a, b], axis=1), m.softmax(a, axis=1), m.std(a, axis=0, keepdims=True),
+                m.cumsum(a, axis=1), m.exp(x=a), m.logsumexp(a, axis=1))
+
+    check(fn, [X, INPUTS["y"]])
+
+
+def test_an_alias_and_its_name_together_are_refused():
+    check_raises(lambda m, a: m.sum(a, dim=0, axis=1), [X])
+
+
+def test_factory_keyword_forms():
+    def fn(m):
+        return (m.empty(size=(2, 3)).shape, m.zeros(size=(2, 3)), m.ones(size=[2, 3],
+                                                                          dtype=m.float64),
+                m.full(size=(2,), fill_value=3.0), m.arange(start=1, end=7, step=2),
+                m.arange(end=4), m.tensor(data=[1, 2]), m.zeros((2, 3), dtype=m.int32),
+                m.linspace(start=0, end=1, steps=3), m.eye(n=2, m=3), m.rand(size=(2,)).shape,
+                m.randn(size=(3,)).shape, m.zeros_like(m.ones(2), pin_memory=False))
+
+    check(fn, [], grad=False)
+
+
+# ----------------------------------------------------------------------------------------------
+# module-level in-place functions
+
+
+def test_inplace_list_is_torchs():
+    torch_names = {n for n in dir(torch) if n.endswith("_") and not n.startswith("_")
+                   and hasattr(torch.Tensor, n)}
+    assert set(_public.INPLACE) == torch_names
+
+
+def test_every_inplace_function_ember_can_have_exists():
+    missing = [n for n in _public.INPLACE if hasattr(ember.Tensor, n) and not hasattr(ember, n)]
+    assert not missing
+
+
+@pytest.mark.parametrize("name", ["sin_", "exp_", "abs_", "sqrt_", "sigmoid_", "tanh_", "neg_",
+                                  "floor_", "round_", "log1p_", "reciprocal_"])
+def test_inplace_functions_write_into_their_input(name):
+    def fn(m, a):
+        a = a.clone()
+        result = getattr(m, name)(a)
+        return a, result is a
+
+    check(fn, [X - 0.4])
+
+
+def test_inplace_functions_with_arguments():
+    def fn(m, a):
+        a, b, c = a.clone(), a.clone(), a.clone()
+        m.clamp_(a, min=0.3, max=0.6)
+        m.relu_(b.sub_(0.5))
+        m.fill_(c, 2.0)
+        return a, b, c, m.zero_(c.clone()), m.xlogy_(a.clone(), 2.0)
+
+    check(fn, [X], grad=False)
+
+
+def test_inplace_functions_refuse_leaves_that_require_grad():
+    check_raises(lambda m, a: m.sin_(a.requires_grad_()), [X])
+
+
+def test_cumsum_and_cumprod_in_place():
+    def fn(m, a):
+        b = a * 1
+        b.cumsum_(1)
+        c = a * 1
+        c.cumprod_(0)
+        ints = m.tensor([[1, 2], [3, 4]], dtype=m.int32)
+        ints.cumsum_(dim=1)
+        return b, c, ints
+
+    check(fn, [X])

@@ -120,8 +120,8 @@ INPLACE = """abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ 
     as_strided_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_
     conj_physical_ cos_ cosh_ deg2rad_ detach_ erf_ erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_
     frac_ gcd_ i0_ index_put_ lcm_ ldexp_ log10_ log1p_ log2_ log_ logit_ nan_to_num_ neg_
-    negative_ rad2deg_ reciprocal_ relu_ resize_as_ round_ rsqrt_ selu_ sigmoid_ sin_ sinc_
-    sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_""".split()
+    negative_ rad2deg_ reciprocal_ relu_ resize_as_ resize_as_sparse_ round_ rsqrt_ sigmoid_
+    sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ trunc_ xlogy_ zero_""".split()
 
 # torch's NumPy-compatible keyword names: alias -> the parameter it stands for
 _METHOD_ALIASES = {"axis": "dim", "keepdims": "keepdim"}

@@ -941,6 +941,12 @@ def cumsum(input, dim, *, dtype=None):
     return _cumsum(input, dim=wrap_dim(dim, input.ndim), dtype=dtype)
 
 
+@export(function=False, method=True)
+def cumsum_(self, dim, *, dtype=None):
+    """In place: self becomes its running sums along `dim` (kept in self's dtype)."""
+    return _cumsum.inplace(self, dim=wrap_dim(dim, self.ndim), dtype=dtype)
+
+
 def _cumprod_kernel(xp, a, *, dim, dtype):
     dtype = _result_dtype(a, dtype)
     out = xp.cumprod(_atleast_1d(a), axis=dim, dtype=_accumulate_dtype(a) or dtype.np)
@@ -995,6 +1001,12 @@ def cumprod(input, dim, *, dtype=None):
     if dtype is not None and input.dtype is not dtype:
         input = input.to(dtype)
     return _cumprod(input, dim=wrap_dim(dim, input.ndim), dtype=dtype)
+
+
+@export(function=False, method=True)
+def cumprod_(self, dim, *, dtype=None):
+    """In place: self becomes its running products along `dim` (kept in self's dtype)."""
+    return _cumprod.inplace(self, dim=wrap_dim(dim, self.ndim), dtype=dtype)
 
 
 def _cum_extreme_kernel(xp, a, *, dim, largest):
