@@ -34,6 +34,11 @@ from ._tensor_str import set_printoptions
 from ._parallel import get_num_threads, set_num_threads
 from . import random
 from ._storage import TypedStorage, UntypedStorage
+from . import _legacy
+from ._legacy import set_default_tensor_type
+
+globals().update(_legacy.tensor_types())   # FloatTensor, LongTensor, ... (legacy types)
+globals().update(_legacy.storage_types())  # FloatStorage, LongStorage, ...
 from .serialization import load, save
 
 

@@ -111,20 +111,19 @@ for _dtype, _name in ((dt.float32, "float"), (dt.float64, "double"), (dt.float16
                       (dt.bool, "bool")):
     export(_caster(_dtype), name=_name, function=False, method=True)
 
-_TYPE_NAMES = {"torch." + dt.scalar_name(d) + "Tensor": d for d in dt.ALL_DTYPES}
-
-
 @export(name="type", function=False, method=True)
 def type_(self, dtype=None, non_blocking=False):
-    """With no argument: the type name ('ember.FloatTensor'); else a cast."""
+    """With no argument: torch's type name ('torch.FloatTensor', as torch spells it, since
+    programs compare it); else a cast to a dtype, a legacy type (ember.DoubleTensor, which may
+    move the tensor to its device) or a type name ('torch.LongTensor')."""
+    from .._legacy import parse_type, type_name
+
     if dtype is None:
-        return f"ember.{dt.scalar_name(self.dtype)}Tensor"
-    if isinstance(dtype, str):
-        key = dtype.replace("ember.", "torch.")
-        if key not in _TYPE_NAMES:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = _TYPE_NAMES[key]
-    return to(self, dtype)
+        return type_name(self.dtype, self.device.type)
+    dtype, device_type = parse_type(dtype)
+    if device_type is None or device_type == self.device.type:
+        return to(self, dtype)
+    return to(self, device_type, dtype)
 
 
 @export(function=False, method=True)
