@@ -622,7 +622,8 @@ def _index_select_kernel(xp, a, index, *, dim):
 
 _index_select = defop("index_select", "none", _index_select_kernel,
                       lambda g, a_shape, index, dim: (
-                          _index_add(g.new_zeros(a_shape), index, g, dim=dim, alpha=1), None))
+                          _index_add(g.new_zeros(a_shape), index, g, dim=dim, alpha=1), None),
+                      grad_inputs=("a",))
 
 
 @export(method=True)
@@ -791,7 +792,7 @@ def _gather_kernel(xp, a, index, *, dim):
 
 
 _gather = defop("gather", "none", _gather_kernel, lambda g, a_shape, index, dim: (
-    _scatter_add(g.new_zeros(a_shape), index, g, dim=dim), None))
+    _scatter_add(g.new_zeros(a_shape), index, g, dim=dim), None), grad_inputs=("a",))
 
 
 def _check_gather(name, self, dim, index, src=None):
@@ -839,7 +840,7 @@ def _one_d_args(xp, a, index, src):
     return a, index, src
 
 
-@_writer("scatter")
+@_writer("scatter", grad_inputs=("a", "src"))
 def _scatter(xp, a, index, src, *, dim):
     a, index, src = _one_d_args(xp, a, index, src)
     a[_along_dim(xp, index, dim)] = src[_corner(index.shape)]
@@ -850,7 +851,7 @@ _scatter.grad(lambda g, index, src_shape, dim: (
                                                            src_shape)))
 
 
-@_writer("scatter_value", node_name="ScatterBackward1")
+@_writer("scatter_value", node_name="ScatterBackward1", grad_inputs=("a",))
 def _scatter_value(xp, a, index, *, dim, value):
     a, index, _ = _one_d_args(xp, a, index, None)
     a[_along_dim(xp, index, dim)] = value
@@ -859,7 +860,7 @@ def _scatter_value(xp, a, index, *, dim, value):
 _scatter_value.grad(lambda g, index, dim: (_scatter_value(g, index, dim=dim, value=0), None))
 
 
-@_writer("scatter_add")
+@_writer("scatter_add", grad_inputs=("a", "src"))
 def _scatter_add(xp, a, index, src, *, dim):
     a, index, src = _one_d_args(xp, a, index, src)
     _add_at(xp, a, _along_dim(xp, index, dim), src[_corner(index.shape)])
@@ -1058,7 +1059,7 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 # masked ops
 
 
-@_writer("masked_fill")
+@_writer("masked_fill", grad_inputs=("a",))
 def _masked_fill(xp, a, mask, *, value):
     xp.copyto(a, value, where=mask, casting="unsafe")
 
@@ -1066,7 +1067,7 @@ def _masked_fill(xp, a, mask, *, value):
 _masked_fill.grad(lambda g, mask: (_masked_fill(g, mask, value=0), None))
 
 
-@_writer("masked_fill_tensor", node_name="MaskedFillBackward1")
+@_writer("masked_fill_tensor", node_name="MaskedFillBackward1", grad_inputs=("a", "value"))
 def _masked_fill_tensor(xp, a, mask, value):
     xp.copyto(a, value.astype(a.dtype), where=mask, casting="unsafe")
 

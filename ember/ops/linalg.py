@@ -43,7 +43,7 @@ from ..autograd.grad_mode import no_grad
 from ._dispatch import broadcast_error
 from ._op import defop, export, op
 from .reduce import _norm as _vector_norm  # torch.norm's op is linalg.vector_norm's
-from .shape import cat
+from .shape import _unsafe_view, cat
 
 _HALF = (dt.float16.np, dt.bfloat16.np)
 _F32 = dt.float32.np
@@ -254,6 +254,9 @@ def matmul(input, other):
         return _mv(input, other)
     if input.ndim == 1 and other.ndim == 2:
         return _mm(input.unsqueeze(0), other).squeeze(0)
+    if other.ndim == 2:  # (..., m, k) @ (k, n): torch's one GEMM over the folded rows
+        rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
+        return _unsafe_view(_mm(rows, other), shape=input.shape[:-1] + (other.shape[1],))
     return _matmul(input, other)
 
 
@@ -358,11 +361,12 @@ def vdot(input, other):
 # check that `input` broadcasts to the product's shape, so the product's shape is the result's.
 
 def _fused(c, product, beta, alpha):
+    """beta * c + alpha * product, in place on `product` (a fresh result of the kernel)."""
     if alpha != 1:
-        product = product * alpha
-    if beta == 0:
-        return product
-    return product + (c if beta == 1 else c * beta)
+        product *= alpha
+    if beta != 0:
+        product += c if beta == 1 else c * beta
+    return product
 
 
 def _addmm_kernel(xp, c, a, b, *, beta, alpha):

@@ -408,11 +408,11 @@ def _clamp_rule(g, a, lo, hi, needs_input_grad):
 # (ClampBackward0), and clamp_min / clamp_max have nodes of their own
 _clamp = defop("clamp", "arith", _clamp_kernel, _clamp_rule)
 _clamp_scalar = defop("clamp_scalar", "arith", _clamp_kernel, _clamp_rule,
-                      node_name="ClampBackward1")
-_clamp_min = defop("clamp_min", "arith", _clamp_kernel, _clamp_rule)
+                      node_name="ClampBackward1", grad_inputs=("a",))
+_clamp_min = defop("clamp_min", "arith", _clamp_kernel, _clamp_rule, grad_inputs=("a",))
 _clamp_min_tensor = defop("clamp_min_tensor", "arith", _clamp_kernel, _clamp_rule,
                           node_name="ClampMinBackward1")
-_clamp_max = defop("clamp_max", "arith", _clamp_kernel, _clamp_rule)
+_clamp_max = defop("clamp_max", "arith", _clamp_kernel, _clamp_rule, grad_inputs=("a",))
 _clamp_max_tensor = defop("clamp_max_tensor", "arith", _clamp_kernel, _clamp_rule,
                           node_name="ClampMaxBackward1")
 
@@ -727,7 +727,7 @@ _rsub = defop("rsub", "arith", lambda xp, a, b: b - a,
               lambda g, needs_input_grad: (-g if needs_input_grad[0] else None,
                                            g if needs_input_grad[1] else None))
 _rsub_scalar = defop("rsub_scalar", "arith", lambda xp, a, b: b - a, lambda g: (-g, None),
-                     node_name="RsubBackward1")
+                     node_name="RsubBackward1", grad_inputs=("a",))
 
 
 @export
@@ -967,11 +967,13 @@ def _pow_scalar_tensor_rule(g, a, b, out):
 
 
 _pow_tensor_scalar = defop("pow_tensor_scalar", "arith", _pow_tensor_scalar_kernel,
-                           _pow_tensor_scalar_rule, node_name="PowBackward0")
+                           _pow_tensor_scalar_rule, node_name="PowBackward0",
+                           grad_inputs=("a",))
 _pow_tensor_tensor = defop("pow_tensor_tensor", "arith", _pow_kernel,
                            _pow_tensor_tensor_rule, node_name="PowBackward1")
 _pow_scalar_tensor = defop("pow_scalar_tensor", "arith", _pow_kernel,
-                           _pow_scalar_tensor_rule, node_name="PowBackward2")
+                           _pow_scalar_tensor_rule, node_name="PowBackward2",
+                           grad_inputs=("b",))
 
 
 def _pow_op(input, exponent):
@@ -1158,7 +1160,10 @@ def _lerp_rule(g, a, b, w, needs_input_grad):
     return g * (1 - w), g * w, gw
 
 
-_lerp = defop("lerp", "arith", _lerp_kernel, _lerp_rule)
+# torch's overloads: a number weight (LerpBackward0, no edge for it) or a tensor (LerpBackward1)
+_lerp = defop("lerp", "arith", _lerp_kernel, _lerp_rule, grad_inputs=("a", "b"))
+_lerp_tensor = defop("lerp_tensor", "arith", _lerp_kernel, _lerp_rule,
+                     node_name="LerpBackward1")
 
 
 def _check_lerp(input, end, weight):
@@ -1179,13 +1184,13 @@ def _check_lerp(input, end, weight):
 def lerp(input, end, weight):
     """input + weight * (end - input); `end` has input's dtype, weight is a number or tensor."""
     _check_lerp(input, end, weight)
-    return _lerp(input, end, weight)
+    return (_lerp_tensor if isinstance(weight, Tensor) else _lerp)(input, end, weight)
 
 
 @export(function=False, method=True)
 def lerp_(self, end, weight):
     _check_lerp(self, end, weight)
-    return _lerp.inplace(self, end, weight)
+    return (_lerp_tensor if isinstance(weight, Tensor) else _lerp).inplace(self, end, weight)
 
 
 def _addcmul_kernel(xp, a, b, c, *, value):

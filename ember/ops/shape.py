@@ -164,6 +164,10 @@ def _view_kernel(xp, a, *, shape):
 
 _view = defop("view", "none", _view_kernel, lambda g, a_shape: (g.reshape(a_shape),),
               view=True)
+# torch's _unsafe_view: the reshape of a tensor nothing else sees (a fresh product or copy),
+# so the result may share its memory without being an autograd view of it
+_unsafe_view = defop("unsafe_view", "none", lambda xp, a, *, shape: a.reshape(shape),
+                     lambda g, a_shape: (g.reshape(a_shape),), node_name="UnsafeViewBackward0")
 # a dtype view reinterprets bytes: not differentiable (torch's result does not require grad)
 _view_dtype = defop("view_dtype", "none", lambda xp, a, *, dtype: a.view(dtype.np), view=True)
 
@@ -239,7 +243,7 @@ def reshape(input, *shape):
     try:
         return _view(input, shape=shape)
     except RuntimeError:
-        return _view(input.clone(), shape=shape)
+        return _unsafe_view(input.clone(), shape=shape)
 
 
 @export(function=False, method=True)

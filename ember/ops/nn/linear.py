@@ -1,36 +1,20 @@
 """`F.linear` and `F.bilinear`.
 
-`linear` is one op rather than matmul + add: the forward is a single GEMM against the
-transposed weight (a view, no copy) plus a broadcast bias, and the backward computes exactly
-the gradients that are needed.
+`linear` is built as torch builds it, so that its graph is torch's: `addmm(bias, input,
+weight.t())` for a matrix input with a bias -- one GEMM against the transposed weight (a view,
+no copy), the bias added in place -- whose node is AddmmBackward0 with next_functions (bias,
+input, TBackward0 of the weight); MmBackward0 without a bias; other contiguous inputs folded to
+their rows and viewed back (ViewBackward0 on top), the rest through matmul (UnsafeViewBackward0)
+and an in-place bias add, as torch does.
 
 Read next: the other families in this package.
 """
-from .._op import export, op
+import math
+
+from .._op import export
+from ..linalg import _addmm, matmul
 
 __all__ = ["linear", "bilinear"]
-
-
-@op("none", name="linear", node_name="AddmmBackward0")
-def _linear(xp, x, weight, bias):
-    # (*, in) folded to one (rows, in) matrix: one GEMM, not one per leading index
-    out = xp.matmul(x.reshape(-1, x.shape[-1]), weight.T)
-    if bias is not None:
-        out += bias
-    return out.reshape(x.shape[:-1] + (weight.shape[0],))
-
-
-@_linear.grad
-def _linear(g, x, weight, needs_input_grad):
-    grad_x = grad_w = grad_b = None
-    if needs_input_grad[0]:
-        grad_x = (g.reshape(-1, g.shape[-1]) @ weight).reshape(x.shape)
-    if needs_input_grad[1]:
-        out_features, in_features = weight.shape
-        grad_w = g.reshape(-1, out_features).mT @ x.reshape(-1, in_features)
-    if needs_input_grad[2]:
-        grad_b = g.reshape(-1, g.shape[-1]).sum(0) if g.ndim else g
-    return grad_x, grad_w, grad_b
 
 
 def linear(input, weight, bias=None):
@@ -48,7 +32,16 @@ def linear(input, weight, bias=None):
     if input.dtype is not weight.dtype or (bias is not None and bias.dtype is not input.dtype):
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{input.dtype} and {weight.dtype}")
-    return _linear(input, weight, bias)
+    weight_t = weight.t()
+    if bias is None:
+        return matmul(input, weight_t)
+    if input.ndim == 2:
+        return _addmm(bias, input, weight_t, beta=1, alpha=1)
+    if bias.ndim == 1 and input.is_contiguous():
+        rows = input.view(math.prod(input.shape[:-1]), input.shape[-1])
+        return _addmm(bias, rows, weight_t, beta=1, alpha=1).view(*input.shape[:-1],
+                                                                 weight.shape[0])
+    return matmul(input, weight_t).add_(bias)
 
 
 @export
@@ -58,4 +51,3 @@ def bilinear(input1, input2, weight, bias=None):
 
     out = einsum("...i,kij,...j->...k", input1, weight, input2)
     return out if bias is None else out + bias
-
