@@ -18,9 +18,9 @@ such products, one per input that wants a gradient, of the same size as the forw
 passes are counted because ember's rules are ordinary ops (`g @ b.mT` is a matmul).
 
 Ops are ember's own names (`addmm`, `conv_input_grad`), not aten's; nn.Linear runs addmm or mm,
-as in torch. The totals equal torch's for mm/addmm/bmm/linear/convolution forward and backward; `mv`, `dot` and `addmv` are counted
-too (torch leaves them at 0), and grouped convolutions' weight gradients are counted at their
-true size (torch counts them `groups` times larger).
+as in torch. The totals equal torch's for mm/addmm/bmm/linear/convolution forward and backward;
+`mv`, `dot` and `addmv` are counted too (torch leaves them at 0), and grouped convolutions'
+weight gradients are counted at their true size (torch counts them `groups` times larger).
 
 The profiler (`with_flops=True`) also gives the cheap ops a count: elementwise ops one FLOP per
 output element, reductions (and losses, norms) one per input element (`op_flops`).
