@@ -169,10 +169,12 @@ def _from_python(data, dtype):
 
 
 def _cast(array, dtype):
-    """Cast a wide host array; float64 reaches half types through float32, as in torch."""
-    if array.dtype == np.float64 and dtype in (dt.float16, dt.bfloat16):
-        array = array.astype(np.float32)
-    return array.astype(dtype.np, copy=False)
+    """Cast a wide host array; float64 reaches half types through float32, as in torch.
+    Values beyond a float type's range become inf silently, as in torch."""
+    with np.errstate(over="ignore"):
+        if array.dtype == np.float64 and dtype in (dt.float16, dt.bfloat16):
+            array = array.astype(np.float32)
+        return array.astype(dtype.np, copy=False)
 
 
 def _check_fits(array, dtype):

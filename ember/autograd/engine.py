@@ -17,6 +17,8 @@ Read next: `function.py` (user-defined autograd functions) and `functional.py`.
 """
 import heapq
 
+import numpy as np  # np.errstate only
+
 from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, edge_of
@@ -330,11 +332,20 @@ def _add(buffers, node, nr, g, owned, fresh):
         if _grad.grad_enabled or old._data.ndim == 0:
             slots[nr] = old + g  # dispatch also turns NumPy's 0-d sum (a scalar) into an array
         else:
-            slots[nr] = Tensor._make(old._data + g._data, device=g._device)
+            slots[nr] = Tensor._make(_sum_arrays(old._data, g._data), device=g._device)
     if owned:
         fresh.add(node)
     else:
         fresh.discard(node)
+
+
+def _sum_arrays(a, b):
+    """a + b; an inf + -inf with warnings as errors is nan silently, as in torch."""
+    try:
+        return a + b
+    except RuntimeWarning:
+        with np.errstate(all="ignore"):
+            return a + b
 
 
 def _materialize(node, grads):

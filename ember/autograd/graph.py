@@ -175,7 +175,10 @@ class AccumulateGrad(Node):
         elif g._requires_grad or var.grad._requires_grad:
             var.grad = var.grad + g  # create_graph: keep the sum differentiable
         else:
-            var.grad._data += g._data
+            try:
+                var.grad._data += g._data
+            except RuntimeWarning:  # inf + -inf with warnings as errors: the sum is done
+                pass
         if var._post_acc_hooks:
             for hook in tuple(var._post_acc_hooks.values()):
                 hook(var)
@@ -244,7 +247,9 @@ def unpack_saved(value, node):
         producer = node if current is None else current._grad_fn
         _raise_modified(Tensor._make(data, device=device), vc, version, producer, output_nr,
                         node)
-    t = Tensor._make(data, True, node, output_nr, device)
+    t = Tensor._make(data, device=device)
+    if t._dtype.category == FLOATING:  # as recorded: integer outputs (indices) have no history
+        t._requires_grad, t._grad_fn, t._output_nr = True, node, output_nr
     t._vc = vc
     return t
 

@@ -8,8 +8,15 @@ input requires grad. In-place ops (`dispatch_inplace`) compute out of place, wri
 into the target's memory, bump its version counter and rebase its history (torch's
 `CopySlices` when the target is a view).
 
+Kernels make inf and nan as torch's do, silently: NumPy's floating-point warnings from ember's
+code are filtered out, and where warnings are errors (`warnings.simplefilter("error")`) a
+kernel that raised one is rerun with them off -- free until it happens, where an errstate
+around every kernel would cost a microsecond each.
+
 Read next: `autograd/graph.py` (the node that gets recorded).
 """
+import warnings
+
 import numpy as np
 
 from .. import _dtype as dt
@@ -28,6 +35,8 @@ _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING,
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
 _observer = None  # set while a profiler or FLOP counter listens (autograd/_instrument.py)
+warnings.filterwarnings("ignore", r"(divide by zero|overflow|underflow|invalid value) "
+                        "encountered", RuntimeWarning, r"ember\.")
 
 
 def call(op, *args, **attrs):
@@ -70,6 +79,8 @@ def call(op, *args, **attrs):
         result = op.kernel(xp, *arrays, **attrs)
     except ValueError as e:
         raise _explain(e, args) from None
+    except RuntimeWarning:  # an inf or nan, with warnings as errors: torch is silent
+        return quietly(call, op, *args, **attrs)
     if op.writes:
         result = arrays[0]
     elif op.moves:
@@ -148,11 +159,17 @@ def dispatch_inplace(op, self, args, attrs):
         _check_writeable(self._data)
         arrays[0] = self._data
     try:
-        result = op.kernel(xp, *arrays, **attrs)
+        # a writer changes self's memory as it goes, so it may not be rerun: it runs quietly
+        result = (quietly if op.writes else _run)(op.kernel, xp, *arrays, **attrs)
     except ValueError as e:
         raise _explain(e, inputs) from None
+    except RuntimeWarning:  # an inf or nan, with warnings as errors: torch is silent
+        result = quietly(op.kernel, xp, *arrays, **attrs)
     if not op.writes:
-        _write(self, result)
+        try:
+            _write(self, result)
+        except RuntimeWarning:  # a cast of nan or inf into integers
+            quietly(_write, self, result)
     self._vc.value += 1
     if _anomaly.enabled:
         _anomaly.remember_inplace(self, op)  # so a version-counter error can say where
@@ -163,6 +180,16 @@ def dispatch_inplace(op, self, args, attrs):
 
 # ----------------------------------------------------------------------------------------------
 # steps
+
+
+def _run(fn, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
+def quietly(fn, *args, **kwargs):
+    """fn(...) with NumPy's floating-point warnings off (torch returns inf and nan silently)."""
+    with np.errstate(all="ignore"):
+        return fn(*args, **kwargs)
 
 
 def _promoted_arrays(kind, args):
