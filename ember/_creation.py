@@ -12,6 +12,7 @@ their dtype. `pin_memory=True` is accepted and has no effect (pinning only speed
 Read next: `_random.py` (the random factories).
 """
 import builtins
+import collections.abc
 import math
 import numbers
 import operator
@@ -56,8 +57,25 @@ def _check_options(out=None, layout=None):
 # ----------------------------------------------------------------------------------------------
 # tensor(): walking nested Python data once for its shape and dtype
 
-_SEQUENCES = (list, tuple, builtins.range, bytes, bytearray)
+_SEQUENCES = (list, tuple, builtins.range, bytearray)  # the common ones, checked first
+_NOT_SEQUENCES = (str, bytes, np.ndarray, np.generic, Tensor, collections.abc.Mapping)
 _PYTHON_SCALARS = {builtins.bool: dt.bool, builtins.int: dt.int64}
+
+
+def _is_sequence(x):
+    """Whether torch reads `x` as nested data: a list, tuple or range, or any other object with
+    a length and indexing (a deque, an array.array, a Sequence), but not a string, bytes or a
+    mapping."""
+    if isinstance(x, _SEQUENCES):
+        return True
+    if isinstance(x, _NOT_SEQUENCES):
+        return False
+    return hasattr(type(x), "__len__") and hasattr(type(x), "__getitem__")
+
+
+def _refuse_text(x):
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
 
 
 def _first_shape(data):
@@ -66,11 +84,10 @@ def _first_shape(data):
     while True:
         if isinstance(data, np.ndarray):
             return shape + list(data.shape)
-        if isinstance(data, str):
-            if shape:
-                raise ValueError("too many dimensions 'str'")
-            raise TypeError("new(): invalid data type 'str'")
-        if not isinstance(data, _SEQUENCES):
+        if isinstance(data, str) and shape:
+            raise ValueError("too many dimensions 'str'")
+        _refuse_text(data)
+        if not _is_sequence(data):
             return shape
         shape.append(len(data))
         if not data:
@@ -95,9 +112,8 @@ def _leaf_dtype(x):
         return dt.scalar_dtype(x)
     if isinstance(x, complex):
         raise TypeError("ember does not support complex numbers")
-    if isinstance(x, str):
-        raise TypeError("new(): invalid data type 'str'")
-    if isinstance(x, _SEQUENCES):
+    _refuse_text(x)
+    if _is_sequence(x):
         raise TypeError(f"expected a number but found a sequence ({type(x).__name__}): the "
                         "first elements had fewer dims")
     raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
@@ -105,7 +121,8 @@ def _leaf_dtype(x):
 
 def _scan(data, shape, depth, found):
     """Check that `data` matches `shape` below `depth`; add each element's dtype to `found`.
-    Returns True if a Tensor was met (the data must then be converted before NumPy sees it)."""
+    Returns True if a Tensor or a sequence other than a list, tuple or range was met (the data
+    must then be converted before NumPy sees it)."""
     if depth == len(shape):
         found.add(_leaf_dtype(data))
         return isinstance(data, Tensor)
@@ -115,7 +132,7 @@ def _scan(data, shape, depth, found):
                              f"(got {data.shape[0] if data.ndim else 0})")
         found.add(dt.from_numpy_dtype(data.dtype))
         return False
-    if not isinstance(data, _SEQUENCES):
+    if not _is_sequence(data):
         raise TypeError(f"not a sequence: expected a sequence of length {shape[depth]} at dim "
                         f"{depth}, got {type(data).__name__}")
     if len(data) != shape[depth]:
@@ -126,17 +143,18 @@ def _scan(data, shape, depth, found):
         if kinds <= {builtins.float, builtins.int, builtins.bool}:  # the common, fast case
             found.update(_leaf_dtype(k()) for k in kinds)
             return False
-    has_tensor = False
+    convert = not isinstance(data, (list, tuple, builtins.range))
     for item in data:
-        has_tensor |= _scan(item, shape, depth + 1, found)
-    return has_tensor
+        convert |= _scan(item, shape, depth + 1, found)
+    return convert
 
 
 def _host_values(data):
-    """Nested data with every Tensor replaced by its host array (NumPy cannot read Tensors)."""
+    """Nested lists, with every Tensor replaced by its host array (NumPy reads neither Tensors
+    nor every kind of sequence)."""
     if isinstance(data, Tensor):
         return _backend.transfer(data.detach()._data, as_device("cpu")).reshape(())
-    if isinstance(data, _SEQUENCES):
+    if _is_sequence(data):
         return [_host_values(x) for x in data]
     return data
 
@@ -147,7 +165,7 @@ def _from_python(data, dtype):
     found = set()
     if math.prod(shape) == 0:  # nothing to read (torch does not even check the other rows)
         return np.zeros(shape, (dt.get_default_dtype() if dtype is None else dtype).np)
-    has_tensor = _scan(data, shape, 0, found)
+    convert = _scan(data, shape, 0, found)
     inferred = dt.get_default_dtype()
     if found:
         inferred = None
@@ -156,7 +174,7 @@ def _from_python(data, dtype):
     # Build wide (int64 or float64) first: values are then checked and cast once, as torch
     # converts each Python number to the target type.
     wide = {dt.BOOL: np.bool_, dt.INTEGER: np.int64, dt.FLOATING: np.float64}[inferred.category]
-    values = _host_values(data) if has_tensor else data
+    values = _host_values(data) if convert else data
     try:
         array = np.array(values, dtype=wide)
     except OverflowError:

@@ -37,6 +37,7 @@ import numpy as np
 
 from .. import _backend
 from .. import _dtype as dt
+from .._creation import _is_sequence as is_sequence
 from .._tensor import Tensor
 from .._utils import wrap_dim
 from ._dispatch import broadcast_error
@@ -296,8 +297,8 @@ def _as_item(item, device):
         return builtins.int(item)
     if isinstance(item, np.bool_):
         return builtins.bool(item)
-    if isinstance(item, (Tensor, np.ndarray, list, tuple)):
-        return _as_index_array(item, device)
+    if isinstance(item, (Tensor, np.ndarray, list, tuple)) or is_sequence(item):
+        return _as_index_array(item, device)  # a range or deque too, as torch
     if isinstance(item, str):
         raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
@@ -310,7 +311,7 @@ def _sequence_as_tuple(index):
     if not isinstance(index, list) or len(index) >= 32:
         return False
     return builtins.any(i is None or i is Ellipsis or isinstance(
-        i, (slice, Tensor, np.ndarray, list, tuple)) for i in index)
+        i, (slice, Tensor, np.ndarray, list, tuple)) or is_sequence(i) for i in index)
 
 
 def _dims_used(item):
