@@ -368,6 +368,7 @@ def _format_order(memory_format, ndim):
 
 def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
+    """A tensor of zeros of the given size (varargs, a sequence or `size=`)."""
     _check_options(layout=layout)
     return _allocate(lambda xp, s, d: xp.zeros(s, d), _size(size, "zeros"), dtype, device,
                      requires_grad)
@@ -375,6 +376,7 @@ def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False,
 
 def ones(*size, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
+    """A tensor of ones of the given size (varargs, a sequence or `size=`)."""
     _check_options(layout=layout)
     return _allocate(lambda xp, s, d: xp.ones(s, d), _size(size, "ones"), dtype, device,
                      requires_grad)
@@ -382,6 +384,7 @@ def ones(*size, dtype=None, layout=None, device=None, requires_grad=False,
 
 def empty(*size, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
+    """An uninitialised tensor of the given size (its values are whatever memory held)."""
     _check_options(layout=layout)
     size = _size(size, "empty")
     return _allocate(lambda xp, s, d: xp.empty(s, d), size, dtype, device, requires_grad,
@@ -483,6 +486,7 @@ def _like(fill, input, dtype, device, requires_grad, memory_format):
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                pin_memory=False, memory_format=None):
+    """Zeros with the input's size, dtype and device (and memory order by default)."""
     _check_options(layout=layout)
     return _like(lambda xp, s, d: xp.zeros(s, d), input, dtype, device, requires_grad,
                  memory_format)
@@ -490,6 +494,7 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fal
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               pin_memory=False, memory_format=None):
+    """Ones with the input's size, dtype and device (and memory order by default)."""
     _check_options(layout=layout)
     return _like(lambda xp, s, d: xp.ones(s, d), input, dtype, device, requires_grad,
                  memory_format)
@@ -497,6 +502,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=Fals
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                pin_memory=False, memory_format=None):
+    """Uninitialised, with the input's size, dtype, device and memory order."""
     _check_options(layout=layout)
     return _like(lambda xp, s, d: xp.empty(s, d), input, dtype, device, requires_grad,
                  memory_format)

@@ -111,6 +111,8 @@ def _unary(name, promote, kernel, rule=None, *, aliases=(), inplace=True, **opti
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"torch.{name}, elementwise."
+    method_.__name__ = method_.__qualname__ = name + "_"
+    method_.__doc__ = f"In place: self becomes {name}(self); returns self."
     _publish(function, name, aliases)
     if inplace:
         _publish_inplace(method_, name, aliases)
@@ -130,6 +132,8 @@ def _binary(name, op, numbers_ok, *, aliases=(), inplace=True):
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"torch.{name}, elementwise with broadcasting."
+    method_.__name__ = method_.__qualname__ = name + "_"
+    method_.__doc__ = f"In place: self becomes {name}(self, other); returns self."
     _publish(function, name, aliases)
     if inplace:
         _publish_inplace(method_, name, aliases)

@@ -1531,6 +1531,7 @@ export(transpose_, name="swapdims_", function=False, method=True)
 
 @export(function=False, method=True)
 def swapaxes_(self, axis0, axis1):
+    """In place: self becomes its transpose of axis0 and axis1."""
     return transpose_(self, axis0, axis1)
 
 
