@@ -2,21 +2,45 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
+# one virtualenv: the demo's packages (NumPy, tqdm, matplotlib); those and the tests' (torch...);
+# the documentation tools
+DEMO_STAMP := $(VENV)/.demo-installed
 STAMP := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.docs-installed
 
-.PHONY: test demo bench lint clean
+.PHONY: test demo docs bench lint clean
 
-$(STAMP): pyproject.toml
+$(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
+
+$(DEMO_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[demo]'
+	touch $(DEMO_STAMP)
+
+$(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test,demo]'
-	touch $(STAMP)
+	touch $(STAMP) $(DEMO_STAMP)
+
+# The tests run in a random order (pytest-randomly), a new one each time: the seed is printed,
+# and `make test SEED=<seed>` repeats an order. `make test JOBS=` runs them in one process.
+SEED ?= $(shell $(PYTHON) -c "import random; print(random.randrange(10**6))")
+JOBS ?= -n 2
 
 test: $(STAMP)
-	$(PY) -m pytest -q -n 2 tests
+	@echo "test order seed: $(SEED)   (make test SEED=$(SEED) repeats this order)"
+	$(PY) -m pytest -q $(JOBS) -p randomly --randomly-seed=$(SEED) tests
 
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(PY) examples/train_digits.py --out runs/digits
+
+$(DOCS_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[docs]'
+	touch $(DOCS_STAMP)
+
+# the API reference from the docstrings, and docs/*.md, into build/docs; a warning fails it
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/mkdocs build --strict
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -46,11 +46,13 @@ def _libraries():
 
 def _on(lib, device, make):
     """`make(lib)` built on `device`; on a GPU each step waits for its kernels to finish, so
-    the time measured is the GPU's, not the time to queue the work."""
+    the time measured is the GPU's, not the time to queue the work. The CPU is the default
+    device already: setting it anyway would put torch under a device mode for the rest of the
+    process, in which some of its functions behave differently (l1_loss drops `weight`)."""
+    if device == "cpu":
+        return make(lib)
     lib.set_default_device(device)
     step = make(lib)
-    if device == "cpu":
-        return step
 
     def synced():
         step()
@@ -59,9 +61,15 @@ def _on(lib, device, make):
     return synced
 
 
+def _importable_root():
+    """`bench` importable as a package in a child process started on this file."""
+    if ROOT not in sys.path:
+        sys.path.insert(0, ROOT)
+
+
 def time_workloads(names, rounds, repeats, device):
     """Child process: alternate the libraries on each workload; return rows of results."""
-    sys.path.insert(0, ROOT)
+    _importable_root()
     from bench._harness import time_step, warm_up
     from bench.workloads import WORKLOADS
 
@@ -97,7 +105,7 @@ def peak_memory(lib_name, name, steps=5):
     """Grandchild process: MiB of peak memory added by a warm-up and `steps` steps, plus the
     private memory of ember's helper process where one ran (its shared arrays are counted
     here already)."""
-    sys.path.insert(0, ROOT)
+    _importable_root()
     from bench._harness import warm_up
     from bench.workloads import WORKLOADS
 

@@ -49,9 +49,10 @@ ACTIVATIONS = {
     "threshold": lambda m, x: F(m).threshold(x, 0.5, -4.0),
 }
 
-# torch's float32 gelu cancels in 1 + erf(x / sqrt 2) for x < -5 (absolute error ~1e-7 on a
-# result ~1e-7); ember's is accurate there, so the comparison is absolute
-TOLERANCES = {"gelu": dict(rtol=1e-5, atol=1e-6)}
+# torch's float32 gelu cancels in 1 + erf(x / sqrt 2) for x < -3 (measured against float64's
+# erf: absolute error up to 1.0e-6 near x = -3.5, on a result ~8e-4; ember's at most 2e-7), so
+# the comparison is absolute, at twice torch's own error
+TOLERANCES = {"gelu": dict(rtol=1e-5, atol=2e-6)}
 
 
 @pytest.mark.parametrize("name", list(ACTIVATIONS))
@@ -191,8 +192,10 @@ def test_layer_norm_only_weight_gradients_and_half():
     x = rng.standard_normal((3, 5, 8)).astype(np.float32)
     w, b = np.ones(8, np.float32), np.zeros(8, np.float32)
     check(lambda m, a, w, b: F(m).layer_norm(a.detach(), (8,), w, b), [x, w, b])
+    # float16: torch rounds the weight's gradient (a sum over 15 rows) to half precision as it
+    # goes, so gradients agree only to about half's precision times the terms' magnitude
     check(lambda m, a, w, b: F(m).layer_norm(a, (8,), w, b),
-          [x.astype(np.float16), w, b], rtol=2e-3, atol=2e-3)
+          [x.astype(np.float16), w, b], rtol=2e-3, atol=2e-3, grad_rtol=1e-2, grad_atol=2e-2)
 
 
 @pytest.mark.parametrize("groups", [1, 2, 6])

@@ -828,7 +828,7 @@ def _check_gather(name, self, dim, index, src=None):
 
 @export(method=True)
 def gather(input, dim, index, *, sparse_grad=False):
-    """out[i][j] = input[index[i][j]][j] (dim=0): values picked along `dim`."""
+    """`out[i][j] = input[index[i][j]][j]` (dim=0): values picked along `dim`."""
     if sparse_grad:
         raise NotImplementedError("gather(sparse_grad=True) needs sparse tensors")
     dim = _check_gather("gather", input, dim, index)
@@ -912,7 +912,8 @@ def _scatter_args(name, self, dim, index, src, value, reduce):
 
 @export(method=True)
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
-    """A copy of input with input[index[i][j]][j] = src[i][j] (dim=0); `src` may be a number."""
+    """A copy of input with `input[index[i][j]][j] = src[i][j]` (dim=0); `src` may be a
+    number."""
     writer, args, attrs = _scatter_args("scatter", input, dim, index, src, value, reduce)
     return writer(input, *args, **attrs)
 
