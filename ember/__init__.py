@@ -11,6 +11,7 @@ on the complete tensor API, so they come last.
 """
 # ruff: noqa: F401, E402, I001, A004
 from . import _allocator
+from . import _numpy_errors
 from . import _dtype
 from ._device import device, get_default_device, set_default_device
 from ._dtype import (bfloat16, bool, can_cast, double, dtype, finfo, float, float16, float32,
@@ -18,6 +19,8 @@ from ._dtype import (bfloat16, bool, can_cast, double, dtype, finfo, float, floa
                      is_complex, is_floating_point, is_signed, long, promote_types,
                      result_type, set_default_dtype, short, uint8)
 from ._tensor import Size, Tensor
+
+_numpy_errors.install()  # ember's kernels make inf and nan silently, as torch's do
 from . import autograd
 from . import ops
 from ._tensor_methods import bind as _bind_tensor_methods

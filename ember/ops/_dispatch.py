@@ -8,15 +8,13 @@ input requires grad. In-place ops (`dispatch_inplace`) compute out of place, wri
 into the target's memory, bump its version counter and rebase its history (torch's
 `CopySlices` when the target is a view).
 
-Kernels make inf and nan as torch's do, silently: NumPy's floating-point warnings from ember's
-code are filtered out, and where warnings are errors (`warnings.simplefilter("error")`) a
-kernel that raised one is rerun with them off -- free until it happens, where an errstate
-around every kernel would cost a microsecond each.
+Kernels make inf and nan as torch's do, silently (`_numpy_errors.py` keeps NumPy from warning
+about ember's kernels); where NumPy's error state is not ember's and warnings are errors, a
+kernel that raised is rerun with NumPy's reports off -- free until it happens, where an
+errstate around every kernel would cost a microsecond each.
 
 Read next: `autograd/graph.py` (the node that gets recorded).
 """
-import warnings
-
 import numpy as np
 
 from .. import _dtype as dt
@@ -35,8 +33,6 @@ _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING,
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
 _observer = None  # set while a profiler or FLOP counter listens (autograd/_instrument.py)
-warnings.filterwarnings("ignore", r"(divide by zero|overflow|underflow|invalid value) "
-                        "encountered", RuntimeWarning, r"ember\.")
 
 
 def call(op, *args, **attrs):

@@ -35,8 +35,8 @@ _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
 def _quiet(kernel):
     """Marks a kernel that makes inf and nan (log(0), 0/0, sqrt(-1)) where torch does, which
-    NumPy would warn about: dispatch runs every kernel without those warnings (see
-    `_dispatch.py`), so the kernel is returned as it is."""
+    NumPy would warn about: NumPy says nothing about ember's kernels (see `_numpy_errors.py`),
+    so the kernel is returned as it is."""
     return kernel
 
 
