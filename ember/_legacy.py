@@ -184,11 +184,16 @@ def parse_type(t):
     raise TypeError(f"dtype must be a type, str, or dtype object, not {type(t).__name__}")
 
 
+_warned = []  # torch warns of the deprecation once per process
+
+
 def set_default_tensor_type(t):
     """Deprecated torch.set_default_tensor_type: the default dtype (a floating legacy type or
     its name) and, for a CUDA type, the default device."""
-    warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-         "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
+    if not _warned:
+        _warned.append(True)
+        warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+             "torch.set_default_dtype() and torch.set_default_device() as alternatives.")
     if isinstance(t, dt.dtype):
         raise TypeError("invalid type object: only floating-point types are supported as the "
                         "default type")
