@@ -229,7 +229,9 @@ def _with_out(fn):
     if "out" in sig.parameters:
         return sig
     keyword = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
-    at = len(params) - (params and params[-1].kind == inspect.Parameter.VAR_KEYWORD)
+    at = len(params)
+    if params and params[-1].kind is inspect.Parameter.VAR_KEYWORD:
+        at -= 1  # keyword-only parameters come before **kwargs
     return sig.replace(parameters=params[:at] + [keyword] + params[at:])
 
 
