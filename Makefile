@@ -20,6 +20,7 @@ $(DEMO_STAMP): pyproject.toml | $(PY)
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q -e '.[test,demo]'
+	$(PY) -m pip install -q --no-deps torchvision==0.28.0
 	touch $(STAMP) $(DEMO_STAMP)
 
 # The tests run in a random order (pytest-randomly), a new one each time: the seed is printed,

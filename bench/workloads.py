@@ -29,12 +29,16 @@ def _train_step(lib, model, optimizer, inputs, targets, loss_fn=None):
     return step
 
 
-def mlp(lib):
-    """784-1024-1024-10 with ReLU, batch 256, cross-entropy, SGD momentum 0.9."""
+def _mlp(lib):
     nn = lib.nn
     lib.manual_seed(0)
-    model = nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
-                          nn.Linear(1024, 10))
+    return nn.Sequential(nn.Linear(784, 1024), nn.ReLU(), nn.Linear(1024, 1024), nn.ReLU(),
+                         nn.Linear(1024, 10))
+
+
+def mlp(lib):
+    """784-1024-1024-10 with ReLU, batch 256, cross-entropy, SGD momentum 0.9."""
+    model = _mlp(lib)
     optimizer = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     return _train_step(lib, model, optimizer, _data(lib, 256, 784), _data(lib, 256, classes=10))
 

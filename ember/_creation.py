@@ -5,11 +5,13 @@ NumPy on the host and moved once to the device, except for plain-size factories 
 `ones`, `full`, `empty`), which allocate directly with the device's array module.
 
 dtype inference follows torch, not NumPy: Python floats take the default dtype (float32 unless
-`set_default_dtype` changed it), ints int64, bools bool, and a nested list takes the promotion
-of all its elements (`[1, 2.5]` -> float32, `[np.int8(1), True]` -> int8). NumPy arrays keep
+`set_default_dtype` changed it), complex numbers its complex type (complex64), ints int64, bools
+bool, and a nested list takes the promotion of all its elements (`[1, 2.5]` -> float32,
+`[np.int8(1), True]` -> int8, `[1, 2j]` -> complex64). NumPy arrays keep
 their dtype. `pin_memory=True` is accepted and has no effect (pinning only speeds up copies).
 
-Read next: `_random.py` (the random factories).
+Read next: `_mt19937.py` and `_generator.py` (torch's random generator), then `_random.py`
+(the random factories).
 """
 import builtins
 import collections.abc
@@ -111,7 +113,7 @@ def _leaf_dtype(x):
     if isinstance(x, (builtins.bool, builtins.int, builtins.float)):  # subclasses (IntEnum)
         return dt.scalar_dtype(x)
     if isinstance(x, complex):
-        raise TypeError("ember does not support complex numbers")
+        return dt.default_complex_dtype()
     _refuse_text(x)
     if _is_sequence(x):
         raise TypeError(f"expected a number but found a sequence ({type(x).__name__}): the "
@@ -173,7 +175,8 @@ def _from_python(data, dtype):
             inferred = d if inferred is None else dt.promote_types(inferred, d)
     # Build wide (int64 or float64) first: values are then checked and cast once, as torch
     # converts each Python number to the target type.
-    wide = {dt.BOOL: np.bool_, dt.INTEGER: np.int64, dt.FLOATING: np.float64}[inferred.category]
+    wide = {dt.BOOL: np.bool_, dt.INTEGER: np.int64, dt.FLOATING: np.float64,
+            dt.COMPLEX: np.complex128}[inferred.category]
     values = _host_values(data) if convert else data
     try:
         array = np.array(values, dtype=wide)
@@ -181,6 +184,8 @@ def _from_python(data, dtype):
         raise ValueError("Overflow when unpacking long long") from None
     array = array.reshape(shape)
     target = inferred if dtype is None else dtype
+    if inferred.is_complex and not target.is_complex:
+        raise TypeError("must be real number, not complex")
     if dtype is not None:
         _check_fits(array, target)
     return _cast(array, target)
@@ -188,7 +193,10 @@ def _from_python(data, dtype):
 
 def _cast(array, dtype):
     """Cast a wide host array; float64 reaches half types through float32, as in torch.
-    Values beyond a float type's range become inf silently, as in torch."""
+    Values beyond a float type's range become inf silently, as in torch. A complex array cast
+    to a real type has been checked to be real (its imaginary part is 0)."""
+    if array.dtype.kind == "c" and dtype.category != dt.COMPLEX:
+        array = array.real
     with np.errstate(over="ignore"):
         if array.dtype == np.float64 and dtype in (dt.float16, dt.bfloat16):
             array = array.astype(np.float32)
@@ -198,6 +206,10 @@ def _cast(array, dtype):
 def _check_fits(array, dtype):
     """torch refuses Python numbers an integer type cannot hold (unsigned types accept
     negative ints down to -max, which wrap around)."""
+    if array.dtype.kind == "c" and dtype.category != dt.COMPLEX and np.any(array.imag != 0):
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    if array.dtype.kind == "c":
+        array = array.real
     if dtype.category != dt.INTEGER or array.size == 0:
         return
     info = np.iinfo(dtype.np)
@@ -393,8 +405,8 @@ def empty(*size, dtype=None, layout=None, device=None, requires_grad=False,
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
-    """A tensor filled with `fill_value`; its dtype follows the value (bool, int64 or the
-    default float) unless `dtype` is given."""
+    """A tensor filled with `fill_value`; its dtype follows the value (bool, int64, the
+    default float or its complex type) unless `dtype` is given."""
     _check_options(layout=layout)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
@@ -427,6 +439,8 @@ def _scalar_dtype(value):
         return dt.bool
     if isinstance(value, numbers.Integral):
         return dt.int64
+    if isinstance(value, complex):
+        return dt.default_complex_dtype()
     return dt.get_default_dtype()
 
 
@@ -548,8 +562,9 @@ def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
     if dtype is None:
         any_float = any(isinstance(x, builtins.float) for x in (start, end, step))
         dtype = dt.get_default_dtype() if any_float else dt.int64
-    if dtype is dt.bool:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype is dt.bool or dtype.is_complex:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for "
+                                  f"'{dt.scalar_name(dtype)}'")
     if not dtype.is_floating_point:
         truncated = builtins.int(step)
         if truncated == 0 and step != 0:
@@ -603,7 +618,7 @@ def _spaced(start, end, steps, dtype):
     start, end = _number(start, "start"), _number(end, "end")
     if dtype is dt.bool:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
-    if dtype.is_floating_point:
+    if dtype.category >= dt.FLOATING:
         compute = dtype.np.type  # half types round after every operation, as in torch
         start, end = compute(start), compute(end)
     else:
@@ -611,16 +626,31 @@ def _spaced(start, end, steps, dtype):
         start, end = compute(builtins.int(start)), compute(builtins.int(end))
     i = np.arange(steps).astype(compute)
     step = (end - start) / compute(steps - 1) if steps > 1 else compute(0)
-    up = start + step * i
-    down = end - step * (compute(steps - 1) - i)
+    if compute is np.float32:
+        # torch's vectorised kernel computes start + step * i as one fused multiply-add; a
+        # float32 product is exact in float64, so adding there and rounding once matches it
+        up = (np.float64(start) + np.float64(step) * i).astype(compute)
+        down = (np.float64(end) - np.float64(step) * (compute(steps - 1) - i)).astype(compute)
+    else:
+        up = start + step * i
+        down = end - step * (compute(steps - 1) - i)
     return np.where(np.arange(steps) < max(steps // 2, 1), up, down), compute
+
+
+def _spaced_dtype(dtype, start, end):
+    """linspace's result type: the default float, or its complex type for complex bounds."""
+    if dtype is not None:
+        return dtype
+    if any(isinstance(_number(x, "start"), complex) for x in (start, end)):
+        return dt.default_complex_dtype()
+    return dt.get_default_dtype()
 
 
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """`steps` values from start to end inclusive (see `_spaced`)."""
     _check_options(layout=layout)
-    dtype = dt.get_default_dtype() if dtype is None else dtype
+    dtype = _spaced_dtype(dtype, start, end)
     values, _ = _spaced(start, end, steps, dtype)
     return _finish(_cast(values, dtype), None, device, requires_grad)
 
@@ -629,7 +659,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
              requires_grad=False, pin_memory=False):
     """base ** linspace(start, end, steps), the power taken in the compute type."""
     _check_options(layout=layout)
-    dtype = dt.get_default_dtype() if dtype is None else dtype
+    dtype = _spaced_dtype(dtype, start, end)
     exponents, compute = _spaced(start, end, steps, dtype)
     with np.errstate(invalid="ignore", over="ignore"):  # negative bases give nan, as in torch
         values = np.power(compute(base), exponents)
@@ -753,3 +783,23 @@ def legacy_constructor(cls, args, device, dtype):
     if cls is not Tensor:
         t = cls._make(t._data, device=t.device)
     return t
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """empty(size) whose memory runs through the dims in the order `physical_layout` (its
+    first dim outermost): empty_permuted((N, C, H, W), (0, 2, 3, 1)) is channels-last."""
+    size = _size((size,), "empty_permuted")
+    order = tuple(physical_layout)
+    if len(order) != len(size):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(size)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    if sorted(order) != list(builtins.range(len(size))):
+        raise RuntimeError("Duplicate dim not allowed")
+    physical = empty(tuple(size[d] for d in order), dtype=dtype, layout=layout, device=device,
+                     requires_grad=False, pin_memory=pin_memory)
+    inverse = sorted(builtins.range(len(order)), key=order.__getitem__)
+    result = physical.permute(inverse)
+    return result.requires_grad_() if requires_grad else result
+

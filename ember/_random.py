@@ -1,14 +1,19 @@
-"""Random numbers: `Generator`, the global seed functions, random factories and the in-place
-random methods (`uniform_`, `normal_`, ...).
+"""Random numbers, torch's streams: the random factories (`rand`, `randn`, `randint`, ...),
+`normal`, `bernoulli`, `multinomial`, `poisson`, and the in-place methods (`uniform_`,
+`normal_`, `random_`, ...).
 
-A Generator wraps NumPy's PCG64 bit generator. Streams are ember's own (they do not equal
-torch's), but they are reproducible: the same seed gives the same numbers on every run and
-every device, because samples are always drawn on the host and then moved to the tensor's
-device. The global `default_generator` serves every call that is not given `generator=`.
+On the CPU every function draws exactly what torch 2.13 draws and rounds exactly as it rounds,
+so after the same seed the same calls give `torch.equal` results (the engine is in
+`_mt19937.py`, the per-op transformations in `_random_kernels.py`). Each function here is
+torch's composition of those kernels: `rand` is `empty(size).uniform_()`, `rand_like` an
+`empty_like` (same memory order) filled in place, `normal(mean, std)` a standard normal
+times std plus mean, `multinomial` without replacement the Gumbel trick
+`topk(p / Exponential(1))`. Samples are written in the order torch visits a tensor: its
+memory order, so a transposed tensor is filled column by column. A complex tensor is filled
+through its real view (twice the samples, read as (real, imaginary) pairs; normals take
+std / sqrt(2) per part), as torch does.
 
-dtypes: float16 and bfloat16 samples are drawn in float32 and cast. Uniform samples for them
-are first rounded *down* to the type's precision, so `rand` stays in [0, 1) (rounding to
-nearest could give 1.0).
+On CUDA the samples are ember's host streams, not torch's (see `_generator.py`).
 
 Autograd: as in torch, a random function of tensors that require grad (`normal(mean, std)`,
 `bernoulli(p)`, `poisson(rates)`) returns a tensor that requires grad with a zero gradient:
@@ -19,14 +24,28 @@ that require grad (outside `no_grad`) exactly like other in-place ops.
 Read next: `_tensor_str.py` (printing).
 """
 import builtins
-import contextlib
+import math
 import numbers
+import warnings
 
 import numpy as np
 
 from . import _dtype as dt
-from ._creation import _check_options, _check_size, _finish, _size, from_numpy, like_order
+from . import _random_kernels as kernels
+from . import _stdsort
+from ._creation import _check_options, _check_size, _finish, _size, empty_like, from_numpy
 from ._device import as_device
+from ._generator import (
+    Generator,
+    default_generator,
+    fork_rng,
+    generator_for,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from ._tensor import Tensor
 from ._utils import parse_size
 from .autograd import grad_mode
@@ -37,181 +56,55 @@ __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_see
            "rand_like", "randn_like", "randint_like", "normal", "bernoulli", "multinomial",
            "poisson"]
 
-_DEFAULT_SEED = 67280421310721  # torch's default seed
-_U64 = 1 << 64
+# dtype names as torch's bound checks print them (C++ type names)
+_C_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+            "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+            "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "long unsigned int"}
+
+# The dtypes each of torch's CPU kernels is compiled for (its AT_DISPATCH lists): the float
+# kernels take the four standard floats, random_() and bernoulli_ every integer and float but
+# the wide unsigned ones, random_(from, to) those as well.
+_FLOATS = frozenset((dt.float16, dt.bfloat16, dt.float32, dt.float64))
+_COMPLEX = frozenset((dt.complex64, dt.complex128))
+_NUMBERS = _FLOATS | frozenset((dt.uint8, dt.int8, dt.int16, dt.int32, dt.int64))
+_WIDE_UNSIGNED = frozenset((dt.uint16, dt.uint32, dt.uint64))
+_FULL_RANGE = frozenset((dt.int64, dt.float32, dt.float64, dt.bfloat16))
 
 
 # ----------------------------------------------------------------------------------------------
-# generators
-
-# A state tensor: magic, seed (8 bytes), PCG64 state and increment (16 each), then the cached
-# 32-bit half-word NumPy keeps (flag 1 byte + value 4 bytes). Plain bytes, never pickle: a
-# state read from a checkpoint must not be able to run code.
-_MAGIC = b"EMB1"
-_STATE_BYTES = len(_MAGIC) + 8 + 16 + 16 + 1 + 4
+# helpers
 
 
-class Generator:
-    """torch.Generator: an independent random stream with `manual_seed`, `seed`,
-    `initial_seed`, `get_state`, `set_state` and `clone_state`."""
-
-    def __init__(self, device="cpu"):
-        self.device = as_device(device)
-        self.manual_seed(_DEFAULT_SEED)
-
-    def manual_seed(self, seed):
-        """Restart the stream from `seed` (an int in [-2**63, 2**64); negatives wrap)."""
-        if isinstance(seed, builtins.bool) or not isinstance(seed, numbers.Integral):
-            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
-        seed = _as_seed(seed)
-        self._initial_seed = seed
-        self.numpy = np.random.Generator(np.random.PCG64(seed))
-        return self
-
-    def seed(self):
-        """Reseed from the operating system's entropy; returns the new seed."""
-        new = builtins.int(np.random.SeedSequence().entropy) % _U64
-        self.manual_seed(new)
-        return new
-
-    def initial_seed(self):
-        return self._initial_seed
-
-    def get_state(self):
-        """The full state as a 1-d uint8 tensor (as torch's ByteTensor state)."""
-        state = self.numpy.bit_generator.state
-        blob = b"".join([
-            _MAGIC, self._initial_seed.to_bytes(8, "little"),
-            state["state"]["state"].to_bytes(16, "little"),
-            state["state"]["inc"].to_bytes(16, "little"),
-            builtins.int(state["has_uint32"]).to_bytes(1, "little"),
-            builtins.int(state["uinteger"]).to_bytes(4, "little")])
-        return from_numpy(np.frombuffer(blob, dtype=np.uint8).copy())
-
-    def set_state(self, new_state):
-        """Restore a state from `get_state` (of this or any ember Generator)."""
-        if not isinstance(new_state, Tensor) or new_state.dtype is not dt.uint8:
-            raise TypeError("RNG state must be a ember.ByteTensor (uint8)")
-        blob = np.ascontiguousarray(new_state.numpy(force=True)).tobytes()
-        if len(blob) != _STATE_BYTES or not blob.startswith(_MAGIC):
-            raise RuntimeError(f"Expected an ember Generator state of size {_STATE_BYTES} but "
-                               f"found the input RNG state size to be {len(blob)}")
-        fields = _split(blob[len(_MAGIC):], (8, 16, 16, 1, 4))
-        seed, state, inc, has_uint32, uinteger = (builtins.int.from_bytes(f, "little")
-                                                  for f in fields)
-        self.numpy.bit_generator.state = {
-            "bit_generator": "PCG64", "state": {"state": state, "inc": inc},
-            "has_uint32": has_uint32, "uinteger": uinteger}
-        self._initial_seed = seed
-        return self
-
-    def clone_state(self):
-        """A new Generator on the same device, at the same point of the same stream."""
-        twin = Generator(self.device)
-        return twin.set_state(self.get_state())
-
-    def __getstate__(self):
-        return {"device": str(self.device), "state": self.get_state().numpy().tobytes()}
-
-    def __setstate__(self, d):
-        self.__init__(d["device"])
-        self.set_state(from_numpy(np.frombuffer(d["state"], dtype=np.uint8).copy()))
-
-    def __repr__(self):
-        return f"<ember.Generator object (device={self.device}, seed={self._initial_seed})>"
-
-
-def _as_seed(seed):
-    """torch accepts seeds in [-2**63, 2**64) (anything int() takes); negatives wrap to uint64."""
-    seed = builtins.int(seed)
-    if not -(1 << 63) <= seed < _U64:
-        raise ValueError("Overflow when unpacking long long")
-    return seed % _U64
-
-
-def _split(blob, widths):
-    parts, at = [], 0
-    for w in widths:
-        parts.append(blob[at:at + w])
-        at += w
-    return parts
-
-
-default_generator = Generator()
-
-
-def manual_seed(seed):
-    """Seed the global generator; returns it. Like torch, accepts anything int() takes."""
-    default_generator.manual_seed(builtins.int(seed))
-    return default_generator
-
-
-def seed():
-    """Seed the global generator from OS entropy; returns the seed."""
-    return default_generator.seed()
-
-
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    return default_generator.get_state()
-
-
-def set_rng_state(new_state):
-    default_generator.set_state(new_state)
-
-
-@contextlib.contextmanager
-def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
-             device_type="cuda"):
-    """Run a block with the global random state saved and restored afterwards, so random
-    numbers drawn inside do not change what is drawn after it. ember draws every device's
-    samples from the host generators, so `devices` and `device_type` need no separate state."""
-    if not enabled:
-        yield
-        return
-    saved = default_generator.get_state()
-    try:
-        yield
-    finally:
-        default_generator.set_state(saved)
-
-
-def _numpy(generator):
-    """The NumPy generator behind `generator=` (or the global one)."""
-    if generator is None:
-        return default_generator.numpy
-    if not isinstance(generator, Generator):
-        raise TypeError(f"generator must be an ember.Generator, not {type(generator).__name__}")
-    return generator.numpy
-
-
-# ----------------------------------------------------------------------------------------------
-# sampling helpers (host arrays)
-
-_HALF_DIGITS = {"float16": 11, "bfloat16": 8}  # significand bits, counting the implicit one
-
-
-def _sample_dtype(dtype):
-    """The NumPy type samples are drawn in: float32 for the half types."""
-    return np.float32 if dtype.name in _HALF_DIGITS else dtype.np
-
-
-def _unit(g, shape, dtype):
-    """Uniform samples in [0, 1) that stay below 1 after casting to `dtype`."""
-    u = g.random(shape, dtype=np.float64 if dtype is dt.float64 else np.float32)
-    digits = _HALF_DIGITS.get(dtype.name)
-    if digits is not None:
-        scale = np.float32(1 << digits)
-        u = np.floor(u * scale) / scale
-    return u
+def _dispatch(dtype, supported, kernel):
+    """torch's error for a dtype its kernel `kernel` is not compiled for."""
+    if dtype not in supported:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name(dtype)}'")
 
 
 def _require_float(dtype, kernel):
-    if not dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dt.scalar_name(dtype)}'")
+    _dispatch(dtype, _FLOATS, kernel)
+
+
+def _require_float_or_complex(dtype, kernel):
+    _dispatch(dtype, _FLOATS | _COMPLEX, kernel)
+
+
+def _uniforms(g, n, dtype, low, high):
+    """n uniform samples; complex ones as torch makes them (uniform_ on the real view):
+    2n real samples read as (real, imaginary) pairs."""
+    if dtype.is_complex:
+        return kernels.uniform(g, 2 * n, dtype.to_real(), low, high).view(dtype.np)
+    return kernels.uniform(g, n, dtype, low, high)
+
+
+def _normals(g, n, dtype, mean, std, contiguous):
+    """n normal samples; complex ones from the real view with std / sqrt(2) per part, so that
+    E|z - mean|^2 = std^2 (torch's normal_ on complex tensors)."""
+    if dtype.is_complex:
+        return kernels.normal(g, 2 * n, dtype.to_real(), mean, std / math.sqrt(2),
+                              contiguous).view(dtype.np)
+    return kernels.normal(g, n, dtype, mean, std, contiguous)
 
 
 def _float_args(*values):
@@ -226,8 +119,26 @@ def _float_args(*values):
     return tuple(floats)
 
 
-# ----------------------------------------------------------------------------------------------
-# factories
+def _host(t):
+    return t.detach().numpy(force=True)
+
+
+def _memory_order(t):
+    """t's dims from outermost to innermost in memory: the order torch's TensorIterator
+    visits (and so fills) a tensor."""
+    strides = t.stride()
+    return sorted(builtins.range(t.ndim), key=lambda d: -strides[d])
+
+
+def _fill_(self, draw, *args):
+    """Fill self in place with `draw(generator, n, *args)`, a flat array in memory order."""
+    if self.numel() == 0:
+        return self
+    order = _memory_order(self)
+    values = draw(*args)
+    values = values.reshape([self.shape[d] for d in order]).transpose(np.argsort(order))
+    # np.require, not np.ascontiguousarray: the latter turns a 0-d array into shape (1,)
+    return self.copy_(from_numpy(np.require(values, requirements="C")))
 
 
 def _size_args(args, size, fn_name):
@@ -239,31 +150,42 @@ def _size_args(args, size, fn_name):
     return _size(args, fn_name)
 
 
-def _factory(draw, kernel, args, size, generator, out, dtype, layout, device, requires_grad,
-             fn_name):
-    _check_options(out, layout)
-    shape = _size_args(args, size, fn_name)
-    dtype = dt.get_default_dtype() if dtype is None else dtype
-    _require_float(dtype, kernel)
-    return _finish(draw(_numpy(generator), shape, dtype), dtype, device, requires_grad)
+def _sample(shape, dtype, device, requires_grad, draw):
+    """A new contiguous tensor of `shape` filled with `draw(n)` (nothing drawn when empty)."""
+    n = int(np.prod(shape, dtype=np.int64))
+    values = draw(n) if n else np.empty(0, dtype=dtype.np)
+    return _finish(np.asarray(values, dtype=dtype.np).reshape(shape), dtype, device,
+                   requires_grad)
+
+
+# ----------------------------------------------------------------------------------------------
+# factories
 
 
 def rand(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
-    """Uniform samples in [0, 1)."""
-    return _factory(_unit, "check_uniform_bounds", args, size, generator, out, dtype, layout,
-                    device, requires_grad, "rand")
-
-
-def _standard_normal(g, shape, dtype):
-    return g.standard_normal(shape, dtype=_sample_dtype(dtype))
+    """Uniform samples in [0, 1) (torch's `empty(size).uniform_()`)."""
+    _check_options(out, layout)
+    shape = _size_args(args, size, "rand")
+    dtype = dt.get_default_dtype() if dtype is None else dtype
+    _require_float_or_complex(dtype, "check_uniform_bounds")
+    device = as_device(device)
+    g = generator_for(device, generator)
+    return _sample(shape, dtype, device, requires_grad,
+                   lambda n: _uniforms(g, n, dtype, 0.0, 1.0))
 
 
 def randn(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False):
-    """Standard normal samples."""
-    return _factory(_standard_normal, "normal_kernel_cpu", args, size, generator, out, dtype,
-                    layout, device, requires_grad, "randn")
+    """Standard normal samples (torch's `empty(size).normal_()`)."""
+    _check_options(out, layout)
+    shape = _size_args(args, size, "randn")
+    dtype = dt.get_default_dtype() if dtype is None else dtype
+    _require_float_or_complex(dtype, "normal_kernel_cpu")
+    device = as_device(device)
+    g = generator_for(device, generator)
+    return _sample(shape, dtype, device, requires_grad,
+                   lambda n: _normals(g, n, dtype, 0.0, 1.0, contiguous=True))
 
 
 def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
@@ -275,8 +197,11 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     shape = parse_size((size,))
     _check_size(shape)
     dtype = dt.int64 if dtype is None else dtype
-    values = _integers(_numpy(generator), low, high, shape, dtype)
-    return _finish(values, dtype, device, requires_grad)
+    span, base = _span(low, high, dtype)
+    device = as_device(device)
+    g = generator_for(device, generator)
+    return _sample(shape, dtype, device, requires_grad,
+                   lambda n: kernels.random_from_to(g, n, dtype, span, base))
 
 
 def _randint_args(args, low, high, size, fn_name):
@@ -306,20 +231,6 @@ def _randint_args(args, low, high, size, fn_name):
     return builtins.int(low), builtins.int(high), size
 
 
-def _integers(g, low, high, shape, dtype):
-    """Integers in [low, high), checked against what `dtype` can hold (as torch's random_)."""
-    if low >= high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
-                           f">= to={high}")
-    if dtype.category != dt.FLOATING:
-        lo, hi = (0, 1) if dtype is dt.bool else (np.iinfo(dtype.np).min, np.iinfo(dtype.np).max)
-        if not lo <= low <= hi:
-            raise RuntimeError(f"from is out of bounds for {dtype.name}")
-        if not lo <= high - 1 <= hi:
-            raise RuntimeError(f"to - 1 is out of bounds for {dtype.name}")
-    return g.integers(low, high, shape, dtype=np.int64)
-
-
 def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad=False, pin_memory=False):
     """A random permutation of 0 .. n-1 (int64 unless `dtype` is given)."""
@@ -328,34 +239,47 @@ def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=Non
         raise TypeError(f"randperm(): argument 'n' must be int, not {type(n).__name__}")
     _check_size((n,))
     dtype = dt.int64 if dtype is None else dtype
-    return _finish(_numpy(generator).permutation(n), dtype, device, requires_grad)
+    _dispatch(dtype, _NUMBERS, "randperm")
+    _check_permutation_fits(n, dtype)
+    device = as_device(device)
+    g = generator_for(device, generator)
+    return _sample((n,), dtype, device, requires_grad, lambda n: kernels.randperm(g, n))
 
 
-def _like(draw, input, generator, dtype, layout, device, requires_grad, memory_format):
-    """A sample with the input's shape, dtype, device and memory order."""
+def _check_permutation_fits(n, dtype):
+    if dtype.category == dt.FLOATING:
+        top = (1 << kernels._DIGITS[dtype.name]) + 1
+    else:
+        top = int(np.iinfo(dtype.np).max) + 1
+    if n > top:
+        raise RuntimeError(f"n cannot be greater than {top} for {dt.scalar_name(dtype)} type.")
+
+
+def _like(fill, input, dtype, layout, device, requires_grad, memory_format):
+    """torch's `empty_like(input, ...)` (the same memory order) filled in place by `fill`."""
     _check_options(layout=layout)
-    dtype = input.dtype if dtype is None else dtype
-    order = like_order(input, memory_format)
-    shape = tuple(input.shape)
-    if order is None:
-        values = draw(_numpy(generator), shape, dtype)
-    else:  # draw in memory order, then view the dims in input order
-        values = draw(_numpy(generator), tuple(shape[d] for d in order), dtype)
-        values = values.transpose(np.argsort(order))
-    return _finish(values, dtype, input.device if device is None else device, requires_grad)
+    result = empty_like(input, dtype=dtype, device=device, memory_format=memory_format)
+    with grad_mode.no_grad():
+        fill(result)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
 
 
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None, pin_memory=False):
-    _require_float(input.dtype if dtype is None else dtype, "check_uniform_bounds")
-    return _like(_unit, input, generator, dtype, layout, device, requires_grad, memory_format)
+    """rand with input's shape, dtype, device and memory order."""
+    _require_float_or_complex(input.dtype if dtype is None else dtype, "check_uniform_bounds")
+    return _like(lambda t: t.uniform_(generator=generator), input, dtype, layout, device,
+                 requires_grad, memory_format)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None, pin_memory=False):
-    _require_float(input.dtype if dtype is None else dtype, "normal_kernel_cpu")
-    return _like(_standard_normal, input, generator, dtype, layout, device, requires_grad,
-                 memory_format)
+    """randn with input's shape, dtype, device and memory order."""
+    _require_float_or_complex(input.dtype if dtype is None else dtype, "normal_kernel_cpu")
+    return _like(lambda t: t.normal_(generator=generator), input, dtype, layout, device,
+                 requires_grad, memory_format)
 
 
 def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, layout=None,
@@ -370,9 +294,94 @@ def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, 
     if high is None:
         raise TypeError("randint_like() missing required argument 'high'")
     low, high = builtins.int(0 if low is None else low), builtins.int(high)
-    target = input.dtype if dtype is None else dtype
-    return _like(lambda g, s, d: _integers(g, low, high, s, target), input, generator, dtype,
-                 layout, device, requires_grad, memory_format)
+    return _like(lambda t: t.random_(low, high, generator=generator), input, dtype, layout,
+                 device, requires_grad, memory_format)
+
+
+# ----------------------------------------------------------------------------------------------
+# random_'s bounds (torch's random_from_to_impl)
+
+
+def _span(low, high, dtype):
+    """(to - from, from) for random_(from, to) / randint, checked and adjusted as torch does:
+    for floats, bounds move inwards to values that survive the cast to the dtype."""
+    _dispatch(dtype, _NUMBERS | _WIDE_UNSIGNED | {dt.bool} | _COMPLEX, "random_update_from_to")
+    if dtype.is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and "
+                           "boolean types")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    if dtype.category == dt.FLOATING:
+        low, high = _update_from(low, dtype), _update_to(high, dtype)
+        if low >= high:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than 'to' "
+                               f"casted to dtype, but got from={low} >= to={high}")
+    _check_in_range(low, high - 1, dtype)
+    return high - low, low
+
+
+def _span_to_max(low, dtype):
+    """random_(from) with no `to`: [from, the dtype's largest integer] (2**digits for floats)."""
+    _dispatch(dtype, _NUMBERS | _WIDE_UNSIGNED | {dt.bool} | _COMPLEX,
+              "random_from_to_range_calc")
+    if dtype.is_complex:
+        raise RuntimeError("random_from_to_impl handles only integral, floating-point and "
+                           "boolean types")
+    if dtype.category == dt.FLOATING:
+        top = 1 << kernels._DIGITS[dtype.name]
+        low = _update_from(low, dtype)
+        if low >= top:
+            raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or "
+                               f"equal to 'to_inc' casted to dtype, but got from={low} > "
+                               f"to_inc={top}")
+    else:
+        top = 1 if dtype is dt.bool else int(np.iinfo(dtype.np).max)
+    _check_in_range(low, top, dtype)
+    return top - low + 1, low
+
+
+def _update_from(low, dtype):
+    """The smallest int64 >= low that casts to the dtype without going below low."""
+    rounded = int(np.asarray(low + 1).astype(dtype.np).astype(np.float64))
+    if rounded < low:
+        n = abs(low + 1).bit_length() - 1
+        low = rounded + (1 << (n - kernels._DIGITS[dtype.name] + 1))
+    return low
+
+
+def _update_to(high, dtype):
+    """The largest int64 <= high that casts to the dtype without reaching high."""
+    rounded = int(np.asarray(high - 1).astype(dtype.np).astype(np.float64))
+    if rounded >= high:
+        n = abs(high - 1).bit_length() - 1
+        high = rounded - (1 << (n - kernels._DIGITS[dtype.name] + 1))
+    return high
+
+
+def _check_in_range(low, high_inclusive, dtype):
+    name = _C_NAMES[dtype.name]
+    if dtype.category == dt.FLOATING:
+        info = dt.finfo(dtype)
+        bounds = (builtins.float(info.min), builtins.float(info.max))
+    elif dtype is dt.bool:
+        bounds = (0, 1)
+    elif dtype is dt.uint64:
+        bounds = (0, (1 << 63) - 1)  # torch compares through int64
+    else:
+        bounds = (int(np.iinfo(dtype.np).min), int(np.iinfo(dtype.np).max))
+    for value, what in ((low, "from"), (high_inclusive, "to - 1")):
+        if not bounds[0] <= value <= bounds[1]:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if dtype.category == dt.FLOATING:
+        digits = kernels._DIGITS[dtype.name]
+        for value, what in ((low, "from"), (high_inclusive, "to - 1")):
+            if not -(1 << digits) <= value <= 1 << digits:
+                warnings.warn(
+                    f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {name} can support discrete uniform distribution only within "
+                    f"this range. This warning will become an error in version 1.7 release, "
+                    f"please fix the code in advance", stacklevel=4)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -408,14 +417,11 @@ def _noise_function(name):
                                     "backward": staticmethod(backward)})
 
 
-def _host(t):
-    return t.detach().numpy(force=True)
-
-
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, requires_grad=False, pin_memory=False):
-    """Normal samples. Four forms, as torch:
-        normal(mean: Tensor, std: Tensor)   shapes broadcast
+    """Normal samples. Four forms, as torch (each a standard normal sample of the result's
+    shape, then `* std + mean` as separate roundings, or normal_(mean, std) for numbers):
+        normal(mean: Tensor, std: Tensor)   shapes broadcast; mean's dtype
         normal(mean: Tensor, std: float = 1)
         normal(mean: float, std: Tensor)
         normal(mean: float, std: float, size)   plus dtype / device / requires_grad
@@ -429,28 +435,41 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         mean, std = _float_args(mean, std)
         _check_std(std)
         dtype = dt.get_default_dtype() if dtype is None else dtype
-        _require_float(dtype, "normal_kernel_cpu")
-        z = _standard_normal(_numpy(generator), shape, dtype)
-        return _finish(z * std + mean, dtype, device, requires_grad)
+        _require_float_or_complex(dtype, "normal_kernel_cpu")
+        device = as_device(device)
+        g = generator_for(device, generator)
+        return _sample(shape, dtype, device, requires_grad,
+                       lambda n: _normals(g, n, dtype, mean, std, contiguous=True))
     if size is not None or dtype is not None or requires_grad:
         raise TypeError("normal(): size, dtype and requires_grad are only accepted with a "
                         "float mean and std")
-    tensors = [x for x in (mean, std) if isinstance(x, Tensor)]
-    result_dtype = tensors[0].dtype
-    for t in tensors[1:]:
-        result_dtype = dt.promote_types(result_dtype, t.dtype)
-    _require_float(result_dtype, "normal_kernel_cpu")
-    m = _host(mean) if isinstance(mean, Tensor) else _float_args(mean)[0]
-    s = _host(std) if isinstance(std, Tensor) else _float_args(std)[0]
+    with grad_mode.no_grad():
+        sample = _normal_with_tensors(mean, std, generator)
+    return _noise_of("Normal", sample, [mean, std])
+
+
+def _normal_with_tensors(mean, std, generator):
     if isinstance(std, Tensor):
-        if np.any(s < 0):
+        if std.numel() and not bool((std.detach().min() >= 0).item()):
             raise RuntimeError("normal expects all elements of std >= 0.0")
     else:
-        _check_std(s)
-    shape = _broadcast_shape(np.shape(m), np.shape(s))
-    z = _standard_normal(_numpy(generator), shape, result_dtype)
-    sample = _finish(z * s + m, result_dtype, tensors[0].device, False)
-    return _noise_of("Normal", sample, tensors)
+        (std,) = _float_args(std)
+        _check_std(std)
+    like = mean if isinstance(mean, Tensor) else std
+    result_dtype = like.dtype
+    _require_float(result_dtype, "normal_kernel_cpu")
+    if isinstance(mean, Tensor) and isinstance(std, Tensor):
+        shape = _broadcast_shape(tuple(mean.shape), tuple(std.shape))
+    else:
+        shape = tuple(like.shape)
+    g = generator_for(like.device, generator)
+    output = _finish(np.empty(shape, dtype=result_dtype.np), result_dtype, like.device, False)
+    if isinstance(std, Tensor):
+        output.normal_(0.0, 1.0, generator=g)
+        output.mul_(std)
+    else:
+        output.normal_(0.0, std, generator=g)
+    return output.add_(mean)
 
 
 def _check_std(std):
@@ -472,96 +491,102 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     """0/1 samples: with probabilities `input` (floating, each in [0, 1]), or with one
     probability `p` for every element (then `input` only gives shape, dtype and device)."""
     _check_options(out)
-    g = _numpy(generator)
-    if p is None:
-        _require_float(input.dtype, "bernoulli_tensor_cpu_p_")
-        probs = _host(input)
-        if probs.size and not (np.all(probs >= 0) and np.all(probs <= 1)):
-            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
-        values = _unit(g, probs.shape, dt.float64) < probs
-        return _noise_of("Bernoulli", _finish(values, input.dtype, input.device, False),
-                         [input])
-    p = _check_probability(p, "bernoulli")
-    values = _unit(g, tuple(input.shape), dt.float64) < p
-    return _finish(values, input.dtype, input.device, False)
+    if p is not None:
+        result = _finish(np.empty(tuple(input.shape), input.dtype.np), input.dtype,
+                         input.device, False)
+        return result.bernoulli_(p, generator=generator)
+    _require_float(input.dtype, "bernoulli_tensor_cpu_p_")
+    probs = _host(input)
+    _check_probabilities(probs)
+    g = generator_for(input.device, generator)
+    values = kernels.bernoulli_tensor(g, np.ascontiguousarray(probs).reshape(-1))
+    sample = _finish(values.reshape(probs.shape), input.dtype, input.device, False)
+    return _noise_of("Bernoulli", sample, [input])
 
 
-def _check_probability(p, fn_name):
-    (p,) = _float_args(p)
-    if not 0 <= p <= 1:
-        raise RuntimeError(f"{fn_name}_ expects p to be in [0, 1], but got p={p:g}")
-    return p
+def _check_probabilities(probs):
+    if probs.size and not (np.all(probs >= 0) and np.all(probs <= 1)):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
 
 
 @export(function=False, method=True)
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Indices drawn from the categories of each row of `input` (non-negative weights, 1-d or
-    2-d). Without replacement no index repeats within a row."""
+    2-d). Without replacement (or for one sample) torch's Gumbel trick: the top
+    `num_samples` of input / Exponential(1); with replacement, inverse-CDF draws."""
     _check_options(out)
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{dt.scalar_name(input.dtype)}")
-    if input.ndim not in (1, 2):
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     categories = input.shape[-1]
     if not replacement and num_samples > categories:
         raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
                            "replacement")
-    rows = 1 if input.ndim == 1 else input.shape[0]
-    weights = _host(input).astype(np.float64).reshape(rows, categories)
-    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+    g = generator_for(input.device, generator)
+    weights = _host(input)
+    if not replacement or num_samples == 1:
+        picks = _multinomial_gumbel(input, weights, num_samples, g)
+    else:
+        picks = _multinomial_inverse_cdf(weights, num_samples, g)
+    return _finish(picks.astype(np.int64), dt.int64, input.device, False)
+
+
+def _multinomial_gumbel(input, weights, num_samples, g):
+    if not (np.all(weights < np.inf) and np.all(weights >= 0)):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if np.any(weights.sum(axis=1) <= 0):
+    if np.any(weights.sum(axis=-1) == 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    g = _numpy(generator)
-    draw = _with_replacement if replacement else _without_replacement
-    picks = draw(g, weights, num_samples)
-    shape = (num_samples,) if input.ndim == 1 else (input.shape[0], num_samples)
-    return _finish(picks.reshape(shape).astype(np.int64), dt.int64, input.device, False)
+    with grad_mode.no_grad():
+        q = empty_like(input.detach()).exponential_(1, generator=g)
+    keys = weights / _host(q)
+    if num_samples == 1:
+        return np.argmax(keys, axis=-1)[..., None]  # the first of tied maxima, as torch
+    rows = keys.reshape(-1, keys.shape[-1])
+    picks = np.argsort(-rows, axis=-1, kind="stable")[:, :num_samples]
+    # ties inside the top k (or at its edge) are ordered the way torch's top-k sort leaves
+    # them: zero probabilities picked when num_samples exceeds the positive ones
+    edge = min(num_samples + 1, rows.shape[-1])
+    ranked = np.take_along_axis(rows, np.argsort(-rows, axis=-1, kind="stable")[:, :edge], -1)
+    for r in np.flatnonzero(np.any(ranked[:, 1:] == ranked[:, :-1], axis=-1)):
+        picks[r] = _stdsort.top_k_indices(rows[r].tolist(), num_samples)
+    return picks.reshape(keys.shape[:-1] + (num_samples,))
 
 
-def _with_replacement(g, weights, k):
-    """Inverse-CDF sampling. One searchsorted per row (rows are few; samples are many)."""
-    u = g.random((weights.shape[0], k))
-    picks = np.empty(u.shape, dtype=np.int64)
-    for row, (w, r) in enumerate(zip(weights, u)):
-        cdf = np.cumsum(w)
-        # strictly greater: a zero-weight category (a flat step of the cdf) is never chosen
-        picks[row] = np.searchsorted(cdf / cdf[-1], r, side="right")
-    return np.minimum(picks, weights.shape[1] - 1)
-
-
-def _without_replacement(g, weights, k):
-    """Gumbel-top-k: the k largest of log(w) + Gumbel noise are a sample without replacement,
-    in the order sequential draws would pick them. Zero weights come last, in random order."""
-    u = g.random(weights.shape)
-    with np.errstate(divide="ignore"):
-        keys = np.log(weights) - np.log(-np.log(u))
-    # finite keys are > -800 (log of the smallest double, minus a Gumbel draw's tail)
-    keys = np.where(weights > 0, keys, -1e4 - g.random(weights.shape))
-    return np.argsort(-keys, axis=1, kind="stable")[:, :k]
+def _multinomial_inverse_cdf(weights, num_samples, g):
+    rows = weights.reshape(-1, weights.shape[-1])
+    if np.any(rows < 0):
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                           "< 0)")
+    if not np.all(np.isfinite(rows)):
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
+                           "= infinity or NaN)")
+    if np.any(rows.sum(axis=1) <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    picks = kernels.multinomial_with_replacement(g, rows, num_samples)
+    return picks.reshape(weights.shape[:-1] + (num_samples,))
 
 
 def poisson(input, generator=None):
     """Poisson samples with rates `input` (floating, non-negative); same dtype as input."""
     _require_float(input.dtype, "poisson_cpu")
-    rates = _host(input)
+    rates = _host(input).astype(np.float64)
     if np.any(rates < 0):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    values = _numpy(generator).poisson(rates.astype(np.float64))
-    return _noise_of("Poisson", _finish(values, input.dtype, input.device, False), [input])
+    g = generator_for(input.device, generator)
+    counts = kernels.poisson(g, rates.reshape(-1)).reshape(rates.shape)
+    return _noise_of("Poisson", _finish(counts, input.dtype, input.device, False), [input])
 
 
 # ----------------------------------------------------------------------------------------------
-# in-place random methods: draw on the host, then write through copy_ (the in-place path)
+# in-place random methods
 
 
-def _fill_(self, values):
-    """Write `values` (a host array of self's shape) into self, as any in-place op would."""
-    # np.require, not np.ascontiguousarray: the latter turns a 0-d array into shape (1,)
-    return self.copy_(from_numpy(np.require(np.asarray(values), requirements="C")))
+def _generator(self, generator):
+    return generator_for(self.device, generator)
 
 
 @export(function=False, method=True)
@@ -569,13 +594,23 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kwargs):
     """Fill with uniform samples in [from, to)."""
     from_ = kwargs.pop("from", from_)
     _no_extra(kwargs, "uniform_")
-    _require_float(self.dtype, "check_uniform_bounds")
+    _require_float_or_complex(self.dtype, "check_uniform_bounds")
     low, high = _float_args(from_, to)
+    real = self.dtype.to_real()  # a complex tensor draws both parts (torch's view_as_real)
+    info = dt.finfo(real)
+    lowest, top = builtins.float(info.min), builtins.float(info.max)
+    for value, what in ((low, "from"), (high, "to")):
+        if not lowest <= value <= top:
+            raise RuntimeError(f"{what} is out of bounds for {_C_NAMES[real.name]}")
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={low:g} > to={high:g}")
-    u = _unit(_numpy(generator), tuple(self.shape), self.dtype)
-    return _fill_(self, u * (high - low) + low)
+    if high - low > top:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<"
+                           f"{dt.scalar_name(real)}>::max(), but found to={high:g} and "
+                           f"from={low:g} which result in to-from to exceed the limit")
+    g = _generator(self, generator)
+    return _fill_(self, _uniforms, g, self.numel(), self.dtype, low, high)
 
 
 def _no_extra(kwargs, fn_name):
@@ -587,68 +622,82 @@ def _no_extra(kwargs, fn_name):
 @export(function=False, method=True)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples N(mean, std**2)."""
-    _require_float(self.dtype, "normal_kernel_cpu")
+    _require_float_or_complex(self.dtype, "normal_kernel_cpu")
     mean, std = _float_args(mean, std)
     _check_std(std)
-    z = _standard_normal(_numpy(generator), tuple(self.shape), self.dtype)
-    return _fill_(self, z * std + mean)
+    g = _generator(self, generator)
+    return _fill_(self, _normals, g, self.numel(), self.dtype, mean, std, self.is_contiguous())
 
 
 @export(function=False, method=True)
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 (probability p) or 0; `p` may be a tensor broadcastable to self."""
-    g = _numpy(generator)
-    if isinstance(p, Tensor):
-        probs = _host(p)
-        try:
-            probs = np.broadcast_to(probs, tuple(self.shape))
-        except ValueError:
-            raise RuntimeError(f"The expanded size of the tensor ({list(self.shape)}) must "
-                               f"match the existing size ({list(p.shape)})") from None
-        if probs.size and not (np.all(probs >= 0) and np.all(probs <= 1)):
-            raise RuntimeError("bernoulli_ expects p to be in [0, 1]")
-    else:
-        probs = _check_probability(p, "bernoulli")
-    return _fill_(self, _unit(g, tuple(self.shape), dt.float64) < probs)
-
-
-_FLOAT_RANDOM_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+    g = _generator(self, generator)
+    if not isinstance(p, Tensor):
+        (p,) = _float_args(p)
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+        _dispatch(self.dtype, _NUMBERS | {dt.bool}, "bernoulli_scalar_cpu_")
+        return _fill_(self, kernels.bernoulli_scalar, g, self.numel(), p)
+    _dispatch(self.dtype, _NUMBERS | {dt.bool}, "bernoulli_tensor_cpu_self_")
+    if p.dtype is not dt.float64:
+        _require_float(p.dtype, "bernoulli_tensor_cpu_p_")
+    probs = _host(p)
+    try:
+        probs = np.broadcast_to(probs, tuple(self.shape))
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({list(self.shape)}) must "
+                           f"match the existing size ({list(p.shape)})") from None
+    _check_probabilities(probs)
+    order = _memory_order(self)
+    flat = np.ascontiguousarray(probs.transpose(order)).reshape(-1)
+    return _fill_(self, kernels.bernoulli_tensor, g, flat)
 
 
 @export(function=False, method=True)
 def random_(self, *args, generator=None, **kwargs):
     """Fill with integers: `random_()` in [0, 2**digits] for floats (every integer the type
     holds exactly) or [0, max] for integers; `random_(to)` in [0, to);
-    `random_(from, to)` in [from, to)."""
+    `random_(from, to)` in [from, to); `random_(from, None)` from `from` to the maximum."""
     if len(args) == 1 and not kwargs:
-        low, to = 0, args[0]  # random_(to)
+        low, to, explicit_to = 0, args[0], True  # random_(to)
     else:
-        low = kwargs.pop("from", args[0] if args else 0)
+        low = kwargs.pop("from", args[0] if args else None)
+        explicit_to = "to" in kwargs or len(args) > 1
         to = kwargs.pop("to", args[1] if len(args) > 1 else None)
         _no_extra(kwargs, "random_")
-    g = _numpy(generator)
+    g = _generator(self, generator)
+    n = self.numel()
+    if low is None and not explicit_to:
+        _check_random_dtype(self.dtype)
+        return _fill_(self, kernels.random_default, g, n, self.dtype)
+    low = 0 if low is None else builtins.int(low)
     if to is not None:
-        return _fill_(self, _integers(g, builtins.int(low), builtins.int(to), tuple(self.shape),
-                                      self.dtype))
-    if self.dtype.is_floating_point:
-        top = 1 << _FLOAT_RANDOM_DIGITS[self.dtype.name]
-    else:
-        top = 1 if self.dtype is dt.bool else builtins.int(np.iinfo(self.dtype.np).max)
-    values = g.integers(builtins.int(low), top, tuple(self.shape), dtype=np.int64,
-                        endpoint=True)
-    return _fill_(self, values)
+        span, base = _span(low, builtins.int(to), self.dtype)
+        return _fill_(self, kernels.random_from_to, g, n, self.dtype, span, base)
+    if low == -(1 << 63):
+        if self.dtype not in _FULL_RANGE:
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, "
+                               "double, float and bfloat16")
+        return _fill_(self, kernels.random_full_range, g, n, self.dtype)
+    span, base = _span_to_max(low, self.dtype)
+    return _fill_(self, kernels.random_from_to, g, n, self.dtype, span, base)
+
+
+def _check_random_dtype(dtype):
+    _dispatch(dtype, _NUMBERS | {dt.bool}, "random_kernel_cpu")
 
 
 @export(function=False, method=True)
 def exponential_(self, lambd=1.0, *, generator=None):
     """Fill with exponential samples of rate `lambd` (mean 1 / lambd)."""
     _require_continuous(self, "Exponential")
+    _dispatch(self.dtype, _FLOATS, "exponential_cpu")
     (lambd,) = _float_args(lambd)
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
-    e = _numpy(generator).standard_exponential(tuple(self.shape),
-                                               dtype=_sample_dtype(self.dtype))
-    return _fill_(self, e / lambd)
+    g = _generator(self, generator)
+    return _fill_(self, kernels.exponential, g, self.numel(), self.dtype, lambd)
 
 
 def _require_continuous(self, name):
@@ -664,7 +713,9 @@ def geometric_(self, p, *, generator=None):
     (p,) = _float_args(p)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    return _fill_(self, _numpy(generator).geometric(p, tuple(self.shape)))
+    _dispatch(self.dtype, _NUMBERS, "geometric_cpu")
+    g = _generator(self, generator)
+    return _fill_(self, kernels.geometric, g, self.numel(), self.dtype, p)
 
 
 @export(function=False, method=True)
@@ -674,15 +725,17 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     mean, std = _float_args(mean, std)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
-    z = _numpy(generator).standard_normal(tuple(self.shape))
-    return _fill_(self, np.exp(z * std + mean))
+    g = _generator(self, generator)
+    return _fill_(self, kernels.log_normal, g, self.numel(), self.dtype, mean, std)
 
 
 @export(function=False, method=True)
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """Fill with Cauchy samples: median + sigma * tan(pi * (u - 1/2))."""
-    _require_continuous(self, "Cauchy")
     median, sigma = _float_args(median, sigma)
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
-    return _fill_(self, median + sigma * _numpy(generator).standard_cauchy(tuple(self.shape)))
+    _require_continuous(self, "Cauchy")
+    _dispatch(self.dtype, _FLOATS, "cauchy_cpu")
+    g = _generator(self, generator)
+    return _fill_(self, kernels.cauchy, g, self.numel(), self.dtype, median, sigma)

@@ -14,7 +14,14 @@ mapped on both sides.
 
 An allocation lives as long as any array built on it: its owner object (`_Block`) is at
 the end of their `.base` chains, and the owner's collection returns the segment to the pool.
+
+Tensors shared between processes (`Tensor.share_memory_()`, tensors sent through an
+`ember.multiprocessing` queue) get segments of their own, outside the pool: another process
+may map them for as long as it likes, so they are never handed out again. `share(array)`
+copies an array into a fresh one, `attach(fd, size)` maps one received from another process,
+and `shared_segment(array)` says which one an array lies in (the helper never sees these).
 """
+import itertools
 import mmap
 import os
 import threading
@@ -22,7 +29,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["available", "empty", "where", "tell_all", "take_news"]
+__all__ = ["available", "empty", "where", "tell_all", "take_news", "share", "attach",
+           "shared_segment"]
 
 available = hasattr(os, "memfd_create")
 
@@ -34,11 +42,13 @@ class _Segment:
     """One shared file and this process's mapping of it."""
     __slots__ = ("id", "fd", "size", "map", "bytes", "address", "__weakref__")
 
-    def __init__(self, id_, size):
+    def __init__(self, id_, size, fd=None):
         self.id = id_
         self.size = size
-        self.fd = os.memfd_create(f"ember-{id_}", os.MFD_CLOEXEC)
-        os.ftruncate(self.fd, size)
+        if fd is None:
+            fd = os.memfd_create(f"ember-{id_}", os.MFD_CLOEXEC)
+            os.ftruncate(fd, size)
+        self.fd = fd
         self.map = mmap.mmap(self.fd, size)
         self.bytes = np.frombuffer(self.map, np.uint8)
         self.address = self.bytes.ctypes.data
@@ -133,6 +143,48 @@ def take_news():
             {s.id for kind, s in news if kind == "unmap"}
         return [("map", s.id, s.size, os.dup(s.fd)) if kind == "map" else ("unmap", s.id)
                 for kind, s in news if s.id not in both]
+
+
+class _SharedBlock(_Block):
+    """The owner of a segment shared with other processes (never pooled, never the helper's:
+    `where` does not know this type)."""
+    __slots__ = ()
+
+
+def _own(segment, shape, dtype):
+    block = _SharedBlock(segment, shape, dtype)
+    weakref.finalize(block, segment.close).atexit = False
+    return np.asarray(block)
+
+
+def share(array):
+    """A copy of `array` (same shape and dtype, C order) in a new segment of its own."""
+    nbytes = max(array.nbytes, 1)
+    segment = _Segment(f"shared-{os.getpid()}-{next(_shared_ids)}", nbytes)
+    copy = _own(segment, array.shape, array.dtype)
+    copy[...] = array
+    return copy
+
+
+def attach(fd, size, shape, dtype, offset=0, strides=None):
+    """An array on the segment another process sent as file descriptor `fd` (now owned here:
+    it is closed with the segment)."""
+    segment = _Segment(f"attached-{os.getpid()}-{next(_shared_ids)}", size, fd)
+    whole = _own(segment, (size,), np.dtype(np.uint8))
+    return np.ndarray(shape, dtype, buffer=whole, offset=offset, strides=strides)
+
+
+def shared_segment(array):
+    """(segment, byte offset) of an array in a segment shared between processes, else None."""
+    block = array.base
+    while isinstance(block, np.ndarray):
+        block = block.base
+    if type(block) is not _SharedBlock:
+        return None
+    return block.segment, array.__array_interface__["data"][0] - block.segment.address
+
+
+_shared_ids = itertools.count()
 
 
 def _after_fork_in_child():

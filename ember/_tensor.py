@@ -161,7 +161,7 @@ class Tensor:
         return self._dtype.is_floating_point
 
     def is_complex(self):
-        return False
+        return self._dtype.category == dt.COMPLEX
 
     def is_signed(self):
         return self._dtype.is_signed
@@ -183,9 +183,51 @@ class Tensor:
     def is_quantized(self):
         return False
 
-    @property
-    def is_meta(self):
-        return False
+    # devices and layouts ember does not have: torch's probes answer False
+    is_meta = property(lambda self: False, doc="False: ember has no meta tensors.")
+    is_xpu = property(lambda self: False, doc="False: ember has no Intel-GPU tensors.")
+    is_mps = property(lambda self: False, doc="False: ember has no Apple-GPU tensors.")
+    is_ipu = property(lambda self: False, doc="False: ember has no IPU tensors.")
+    is_xla = property(lambda self: False, doc="False: ember has no XLA tensors.")
+    is_mtia = property(lambda self: False, doc="False: ember has no MTIA tensors.")
+    is_maia = property(lambda self: False, doc="False: ember has no MAIA tensors.")
+    is_vulkan = property(lambda self: False, doc="False: ember has no Vulkan tensors.")
+    is_mkldnn = property(lambda self: False, doc="False: ember has no oneDNN layouts.")
+    is_nested = property(lambda self: False, doc="False: ember has no nested tensors.")
+    is_sparse_csr = property(lambda self: False, doc="False: ember has no CSR tensors.")
+
+    def share_memory_(self):
+        """Move this tensor's memory into shared memory, in place (processes that get the
+        tensor through ember.multiprocessing then work on the same memory). A view moves its
+        base's whole memory and keeps its place in it. GPU tensors and tensors already shared
+        are left as they are. Unlike torch, other tensors that shared the old memory before
+        the move (other views, `detach()`-ed copies) keep the old memory: ember cannot move
+        memory under arrays it does not know of."""
+        from . import _shared_memory as shm
+
+        if self._device.type != "cpu" or not shm.available or \
+                shm.shared_segment(self._data) is not None:
+            return self
+        if self._base is None:
+            self._data = shm.share(self._data)
+            return self
+        base = self._base
+        offset = self._data.__array_interface__["data"][0] - base._data.__array_interface__[
+            "data"][0]
+        if not base._data.flags.c_contiguous:
+            raise RuntimeError("share_memory_() on a view of a non-contiguous tensor: call it "
+                               "on a contiguous copy")
+        base.share_memory_()
+        self._data = np.ndarray(self._data.shape, self._data.dtype, buffer=base._data,
+                                offset=offset, strides=self._data.strides)
+        return self
+
+    def is_shared(self):
+        """Whether the memory is shared between processes (always for GPU tensors, as in
+        torch; CPU tensors after share_memory_ or when received from another process)."""
+        from . import _shared_memory as shm
+
+        return self._device.type == "cuda" or shm.shared_segment(self._data) is not None
 
     def _wrap_dim(self, dim):
         from ._utils import wrap_dim
@@ -262,7 +304,7 @@ class Tensor:
                     "use a computed variable in a subgraph that doesn't require differentiation "
                     "use var_no_grad = var.detach().")
             return self
-        if requires_grad and not self._dtype.is_floating_point:
+        if requires_grad and self._dtype.category < dt.FLOATING:
             raise RuntimeError("only Tensors of floating point and complex dtype can require "
                                "gradients")
         self._requires_grad = requires_grad
@@ -394,7 +436,8 @@ class Tensor:
         return arr.copy() if copy else arr
 
     def item(self):
-        """The only element as a Python number (float for every floating dtype)."""
+        """The only element as a Python number (float for every floating dtype, complex for
+        complex ones)."""
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted "
                                "to Scalar")
@@ -428,17 +471,28 @@ class Tensor:
         return self.item()
 
     def __int__(self):
-        return int(self._python_scalar())
+        return int(self._real_scalar("int64_t"))
 
     def __float__(self):
-        return float(self._python_scalar())
+        return float(self._real_scalar("double"))
+
+    def _real_scalar(self, c_type):
+        """The only element for int() / float(): a complex one converts only when its imaginary
+        part is 0 (torch reports any other as an overflow)."""
+        value = self._python_scalar()
+        if isinstance(value, complex):
+            if value.imag != 0:
+                raise RuntimeError(f"value cannot be converted to type {c_type} without "
+                                   "overflow")
+            return value.real
+        return value
 
     def __complex__(self):
         return complex(self._python_scalar())
 
     def __index__(self):
         """Integer (or bool) tensors of one element can index Python sequences."""
-        if self._dtype.is_floating_point or self._data.size != 1:
+        if self._dtype.category >= dt.FLOATING or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an "
                             "index")
         return int(self.item())

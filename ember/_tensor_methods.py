@@ -68,12 +68,15 @@ def _bind_operators():
 
 
 def _bind_properties():
+    from .ops import complex as complex_ops
     from .ops import shape  # torch's checks and deprecation warnings live beside the views
 
     Tensor.T = property(shape.reversed_dims, doc=shape.reversed_dims.__doc__)
     Tensor.mT = property(shape.matrix_transpose, doc=shape.matrix_transpose.__doc__)
     Tensor.mH = property(shape.matrix_adjoint, doc=shape.matrix_adjoint.__doc__)
     Tensor.H = property(shape.adjoint_2d, doc=shape.adjoint_2d.__doc__)
+    Tensor.real = property(complex_ops.real, complex_ops.set_real, doc=complex_ops.real.__doc__)
+    Tensor.imag = property(complex_ops.imag, complex_ops.set_imag, doc=complex_ops.imag.__doc__)
 
 
 Tensor.__array_priority__ = 1000  # NumPy defers `ndarray + tensor` to Tensor.__radd__

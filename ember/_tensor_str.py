@@ -19,6 +19,9 @@ How a tensor becomes text:
    `size=` for empty tensors, then `grad_fn=<...>` or `requires_grad=True`, wrapped to a new
    line when the last line would pass `linewidth`.
 
+Complex values are `real+imagj`, each part with a format of its own (chosen from all the real
+parts, and from all the imaginary parts): `tensor([ 1.0000+2.j, -3.5000-1.j])`.
+
 float16/bfloat16 values are shown through float32 (exact), as torch does. Read next:
 `_random.py`.
 """
@@ -174,6 +177,20 @@ class _Format:
         return text.rjust(self.width)
 
 
+class _ComplexFormat:
+    """`real+imagj`: the real part in the real parts' format, the imaginary part in the
+    imaginary parts' format without its padding, joined by its sign (`+` for +0.0 and -0.0)."""
+
+    def __init__(self, values):
+        self.real = _Format(values.real, True)
+        self.imag = _Format(values.imag, True)
+        self.width = self.real.width + self.imag.width + 1  # + the "j" (torch's measure)
+
+    def __call__(self, v):
+        imag = (self.imag(v.imag) + "j").lstrip()
+        return self.real(v.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
 # ----------------------------------------------------------------------------------------------
 # 3. layout (over the summary array; `shape` is the tensor's, which says where "..." goes)
 
@@ -207,7 +224,10 @@ def _body(t, indent):
     array = _backend.transfer(array, CPU)
     if t.dtype in (dt.float16, dt.bfloat16):
         array = array.astype(np.float32)  # exact; Python formats float32 values the same way
-    fmt = _Format(array, t.dtype.is_floating_point)
+    if t.dtype.is_complex:
+        fmt = _ComplexFormat(array)
+    else:
+        fmt = _Format(array, t.dtype.is_floating_point)
     return _nested(array, tuple(t.shape), indent, summarize, fmt)
 
 
@@ -232,7 +252,7 @@ def tensor_repr(t, tensor_contents=None):
     else:
         if PRINT_OPTS.edgeitems == 0:
             suffixes.append(f"size={tuple(t.shape)}")
-        if t.dtype not in (dt.get_default_dtype(), dt.int64, dt.bool):
+        if t.dtype not in (dt.get_default_dtype(), _default_complex(), dt.int64, dt.bool):
             suffixes.append(f"dtype={t.dtype}")
         body = _body(t, indent) if tensor_contents is None else None
     if tensor_contents is not None:
@@ -242,6 +262,12 @@ def tensor_repr(t, tensor_contents=None):
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     return _with_suffixes(prefix + body, suffixes, indent)
+
+
+def _default_complex():
+    """The complex dtype torch leaves unnamed: complex128 under a float64 default, else
+    complex64."""
+    return dt.complex128 if dt.get_default_dtype() is dt.float64 else dt.complex64
 
 
 def _with_suffixes(text, suffixes, indent):

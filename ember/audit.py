@@ -4,26 +4,33 @@ API it touched that ember lacks -- all of them, not just the first.
 How:
   * an import hook answers `import torch`, `import torch.nn as nn`, `from torch.utils.data
     import DataLoader` ... with ember's modules, seen through thin proxies that record failed
-    attribute lookups. A torch module ember does not have (`torch.fft`) is recorded where it
+    attribute lookups. A torch module ember does not have (`torch.masked`) is recorded where it
     was imported and answered with a stub module;
   * ember's classes (Tensor, Module, Optimizer, ...) get a `__getattr__` that records a
     failed lookup made from the user's code (`x.some_missing_method`, `model.missing_hook`);
   * a missing name is answered with a *stub*: attributes of a stub are recorded as deeper
-    names (`torch.fft` then `torch.fft.rfft`), calling it gives a silent placeholder that
+    names (`torch.masked` then `torch.masked.sum`), calling it gives a silent placeholder that
     absorbs further use, so the script goes on as far as it can.
-At the end a report lists each missing API with its call sites (file:line), grouped by name,
-and says whether the script ran to the end. The exit code is 1 if anything was missing (or the
-script failed), else the script's own.
+  * a keyword argument an ember function does not take (`torch.flip(x, dims=[0])`) is recorded
+    like a missing name, `torch.flip(dims=)`, and the call answered with a placeholder; for a
+    method (`x.flip(dims=[0])`) the script stops there, and that is recorded the same way.
+At the end a report lists each missing API with its call sites (file:line), grouped by name.
+Its headline says what the run proved: when the script stopped early (an import error, an
+unsupported argument, any exception) it says so and where -- a script that stopped cannot
+vouch for the APIs it never reached. The exit code is 1 if anything was missing (or the script
+failed), else the script's own.
 
 Only lookups made from code outside ember are recorded; names starting with "_" fail as usual
 (Python's protocols probe those), and ember's own code never sees a stub.
 
 Read next: nothing -- this is the end of the tour of the tools.
 """
+import functools
 import importlib
 import importlib.abc
 import importlib.util
 import os
+import re
 import runpy
 import sys
 import traceback
@@ -43,6 +50,7 @@ class Audit:
         self.missing = {}
         self.proxies = {}  # ember module name -> proxy
         self.patched = set()
+        self.watched = {}  # id(ember function) -> its keyword-watching wrapper
 
     def record(self, name, site):
         sites = self.missing.setdefault(name, [])
@@ -50,7 +58,7 @@ class Audit:
             sites.append(site)
 
     def refine(self, parent, child, site):
-        """`torch.fft.rfft` looked up at the same place as `torch.fft`: keep the precise one."""
+        """`torch.masked.sum` looked up where `torch.masked` was: keep the precise one."""
         sites = self.missing.get(parent)
         if sites and site in sites:
             sites.remove(site)
@@ -59,17 +67,21 @@ class Audit:
         self.record(child, site)
 
     def report(self, script, error):
-        lines = []
-        if self.missing:
-            lines.append(f"ember audit: {len(self.missing)} torch API(s) used by {script} are "
-                         "missing in ember:")
-            for name in sorted(self.missing):
-                sites = self.missing[name]
-                lines.append(f"  {name}  ({len(sites)} call site{'s' if len(sites) > 1 else ''})")
-                lines.extend(f"      {site}" for site in sites)
+        """The text printed at the end: the headline, then each missing API and its sites."""
+        count = len(self.missing)
+        if error:
+            lines = [f"ember audit: {script} stopped early -- {error}",
+                     f"ember audit: {count} torch API(s) missing in ember up to there"
+                     + (":" if count else " (the rest of the script was not checked).")]
+        elif count:
+            lines = [f"ember audit: {count} torch API(s) used by {script} are missing in ember:"]
         else:
-            lines.append(f"ember audit: every torch API used by {script} exists in ember.")
-        lines.append(error or "The script ran to the end.")
+            lines = [f"ember audit: every torch API used by {script} exists in ember."]
+        for name in sorted(self.missing):
+            sites = self.missing[name]
+            lines.append(f"  {name}  ({len(sites)} call site{'s' if len(sites) > 1 else ''})")
+            lines.extend(f"      {site}" for site in sites)
+        lines.append(f"The script stopped at {error}" if error else "The script ran to the end.")
         return "\n".join(lines)
 
 
@@ -230,7 +242,7 @@ class _ModuleProxy(types.ModuleType):
                 name = f"{self.__name__}.{attr}"
                 _audit.record(name, _site(_user_frame()))
                 return _Stub(name)
-        return _wrap(value)
+        return _wrap(value, self.__name__)
 
     def __dir__(self):
         return dir(object.__getattribute__(self, "_ember"))
@@ -247,8 +259,44 @@ def _torch_name(ember_name):
     return "torch" + ember_name[len("ember"):]
 
 
-def _wrap(value):
-    """Ember modules come back as proxies; ember classes are made to record misses."""
+_KEYWORD = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
+
+
+def _keyword_name(error):
+    """`flip(dims=)` for "flip() got an unexpected keyword argument 'dims'", else None."""
+    match = _KEYWORD.search(str(error))
+    return f"{match.group(1)}({match.group(2)}=)" if match else None
+
+
+def _watch_keywords(fn, owner):
+    """`fn` (an ember function reached through a torch module) wrapped so that a keyword
+    argument it does not take is recorded as `torch.<module>.<name>(<keyword>=)` and the call
+    answered with a placeholder."""
+    watched = _audit.watched.get(id(fn))
+    if watched is not None:
+        return watched
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as e:
+            name = _keyword_name(e)
+            # only a failure to bind the arguments: the callee never ran (no deeper frame)
+            if name is None or e.__traceback__.tb_next is not None or not kwargs:
+                raise
+            _audit.record(f"{owner}.{name}", _site(_user_frame()))
+            return _Placeholder()
+    _audit.watched[id(fn)] = call
+    return call
+
+
+def _wrap(value, owner=None):
+    """Ember modules come back as proxies; ember classes are made to record misses, ember
+    functions to record unsupported keyword arguments."""
+    if isinstance(value, types.FunctionType) and owner is not None and \
+            value.__module__.split(".")[0] == "ember":
+        return _watch_keywords(value, owner)
     if isinstance(value, types.ModuleType) and value.__name__.split(".")[0] == "ember":
         proxy = _audit.proxies.get(value.__name__)
         if proxy is None:
@@ -355,7 +403,11 @@ def run(script, args=()):
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
     except Exception as e:  # the script's own failure is part of the report
         where = _failure_site(e)
-        error = f"The script stopped at {where}: {type(e).__name__}: {e}"
+        keyword = _keyword_name(e) if isinstance(e, TypeError) else None
+        if keyword is not None:  # a method's unsupported keyword: listed like a missing name
+            _audit.record(f"torch.Tensor.{keyword}" if _is_tensor_method(keyword) else keyword,
+                          where)
+        error = f"{where}: {type(e).__name__}: {e}"
         code = 1
     finally:
         sys.meta_path.remove(finder)
@@ -364,6 +416,12 @@ def run(script, args=()):
             del sys.modules[name]
         sys.modules.update(saved[2])
     return _audit, error, code
+
+
+def _is_tensor_method(keyword_name):
+    import ember
+
+    return hasattr(ember.Tensor, keyword_name.split("(")[0])
 
 
 def _failure_site(error):

@@ -9,7 +9,7 @@ Read next: `ops/reduce.py`, which builds most of them.
 from collections import namedtuple
 
 __all__ = ["max", "min", "aminmax", "median", "nanmedian", "mode", "kthvalue", "topk", "sort",
-           "cummax", "cummin"]
+           "cummax", "cummin", "frexp"]
 
 
 def _repr(self):
@@ -41,3 +41,4 @@ topk = _structseq("topk", _VI)
 sort = _structseq("sort", _VI)
 cummax = _structseq("cummax", _VI)
 cummin = _structseq("cummin", _VI)
+frexp = _structseq("frexp", ("mantissa", "exponent"))

@@ -67,21 +67,20 @@ _STORAGE_NAMES = {
     dt.float32: "FloatStorage", dt.float64: "DoubleStorage", dt.float16: "HalfStorage",
     dt.bfloat16: "BFloat16Storage", dt.int64: "LongStorage", dt.int32: "IntStorage",
     dt.int16: "ShortStorage", dt.int8: "CharStorage", dt.uint8: "ByteStorage",
-    dt.bool: "BoolStorage",
+    dt.bool: "BoolStorage", dt.complex64: "ComplexFloatStorage",
+    dt.complex128: "ComplexDoubleStorage",
 }
 _STORAGE_DTYPES = {name: d for d, name in _STORAGE_NAMES.items()}
 
 # torch.<name> for every ember dtype, aliases included (torch.float, torch.long, ...)
 _DTYPES_BY_TORCH_NAME = {d.name: d for d in dt.ALL_DTYPES}
 _DTYPES_BY_TORCH_NAME.update(half=dt.float16, float=dt.float32, double=dt.float64,
-                             short=dt.int16, int=dt.int32, long=dt.int64)
+                             short=dt.int16, int=dt.int32, long=dt.int64, cfloat=dt.complex64,
+                             cdouble=dt.complex128)
 
 # torch dtypes ember has no equivalent for: a checkpoint may name them; using one is an error
-_FOREIGN_DTYPES = {"complex32", "complex64", "complex128", "cfloat", "cdouble", "chalf",
-                   "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2",
-                   "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2",
-                   "qint8", "quint8", "qint32", "quint4x2", "quint2x4", "bits1x8", "bits2x4",
-                   "bits4x2", "bits8", "bits16"}
+_FOREIGN_DTYPES = {"complex32", "chalf", "float4_e2m1fn_x2", "qint8", "quint8", "qint32",
+                   "quint4x2", "quint2x4", "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16"}
 _FOREIGN_DTYPES.update(f"uint{n}" for n in range(1, 8))
 _FOREIGN_DTYPES.update(f"int{n}" for n in range(1, 8))
 
@@ -110,7 +109,7 @@ class _TorchName:
 
 
 class _ForeignDtype:
-    """A torch dtype that ember lacks (torch.complex64, torch.uint16, ...), as read from a
+    """A torch dtype that ember lacks (torch.complex32, torch.uint16, ...), as read from a
     pickle. Holding one is fine; building a tensor of it raises."""
 
     def __init__(self, name):
@@ -348,12 +347,16 @@ class _Pickler(pickle._Pickler):
                         args + (dict(state),))
             return _TorchName("torch._utils", "_rebuild_parameter"), args
         args = self._rebuild_args(t)
+        rebuild = _TorchName("torch._utils", "_rebuild_tensor_v2")
+        if t.dtype not in _STORAGE_NAMES:  # dtypes without a typed storage name themselves
+            rebuild = _TorchName("torch._utils", "_rebuild_tensor_v3")
+            args = args + (_TorchName("torch", t.dtype.name),)
         if type(t) is Tensor and not state:
-            return _TorchName("torch._utils", "_rebuild_tensor_v2"), args
+            return rebuild, args
         # attributes or a subclass: torch wraps the plain rebuild in _rebuild_from_type_v2
         new_type = _TorchName("torch", "Tensor") if type(t) is Tensor else type(t)
         return (_TorchName("torch._tensor", "_rebuild_from_type_v2"),
-                (_TorchName("torch._utils", "_rebuild_tensor_v2"), new_type, args, state))
+                (rebuild, new_type, args, state))
 
     def _rebuild_args(self, t):
         data = self.storages.savable(t)
@@ -372,11 +375,15 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, TypedStorage):
             obj = self.storages.add(obj, obj.untyped()._bytes, obj.dtype, obj.device)
         if isinstance(obj, _SavedStorage):
+            if obj.dtype not in _STORAGE_NAMES:  # uint16..64, float8: torch saves bytes
+                return self._storage_id(obj, _TorchName("torch.storage", "UntypedStorage"),
+                                        obj.data.size)
             return self._storage_id(obj, _TorchName("torch", _STORAGE_NAMES[obj.dtype]))
         return None
 
-    def _storage_id(self, storage, storage_type):
-        pid = ("storage", storage_type, storage.key, storage.location, storage.numel)
+    def _storage_id(self, storage, storage_type, numel=None):
+        numel = storage.numel if numel is None else numel
+        pid = ("storage", storage_type, storage.key, storage.location, numel)
         return pid + (None,) if self.legacy else pid  # legacy ids end with view metadata
 
 
@@ -602,14 +609,13 @@ class _Loader:
 
     def rebuild_tensor_v2(self, storage, storage_offset, size, stride, requires_grad,
                           backward_hooks, metadata=None):
-        t = self._build(storage, storage_offset, size, stride, None)
-        _check_metadata(metadata)
+        t = _resolve_bits(self._build(storage, storage_offset, size, stride, None), metadata)
         return t.requires_grad_(bool(requires_grad)) if requires_grad else t
 
     def rebuild_tensor_v3(self, storage, storage_offset, size, stride, requires_grad,
                           backward_hooks, dtype, metadata=None):
         t = self._build(storage, storage_offset, size, stride, _supported(dtype))
-        _check_metadata(metadata)
+        t = _resolve_bits(t, metadata)
         return t.requires_grad_(bool(requires_grad)) if requires_grad else t
 
     def rebuild_parameter(self, data, requires_grad, backward_hooks):
@@ -749,10 +755,14 @@ def _strided(xp, block, offset, np_dtype, shape, strides):
     expand results are."""
     if not all(shape):
         return xp.empty(shape, dtype=np_dtype)
-    first = block[offset:offset + np.dtype(np_dtype).itemsize].view(np_dtype)
+    size = np.dtype(np_dtype).itemsize
+    # strided over unsigned integers of the same width, then viewed: NumPy's as_strided
+    # cannot rebuild some ml_dtypes types (float8_e5m2) from their array interface
+    first = block[offset:offset + size].view(f"u{size}")
     overlapping = any(s == 0 and n > 1 for n, s in zip(shape, strides))
     kwargs = {"writeable": not overlapping} if xp is np else {}
-    return xp.lib.stride_tricks.as_strided(first, shape=shape, strides=strides, **kwargs)
+    array = xp.lib.stride_tricks.as_strided(first, shape=shape, strides=strides, **kwargs)
+    return array.view(np_dtype)
 
 
 def _attributes(t):
@@ -776,10 +786,21 @@ def _supported(d):
                               "not support")
 
 
-def _check_metadata(metadata):
-    # torch stores conj/neg bits here; ember has neither, so only "nothing set" is valid
-    if metadata:
+def _resolve_bits(t, metadata):
+    """torch marks its lazy conjugate and negative views in a tensor's metadata ({'conj':
+    True}, {'neg': True}) over the unchanged stored values. ember has no such views, so the
+    loaded tensor holds the resolved values, in memory of its own."""
+    if not metadata:
+        return t
+    unknown = set(metadata) - {"conj", "neg"}
+    if unknown:
         raise NotImplementedError(f"tensor metadata {metadata!r} is not supported")
+    data = t._data
+    if metadata.get("conj"):
+        data = data.conj()
+    if metadata.get("neg"):
+        data = -data
+    return t if data is t._data else Tensor._make(data, device=t.device)
 
 
 def _set_attributes(obj, state):

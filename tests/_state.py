@@ -18,7 +18,6 @@ from ember import _parallel
 from ember._tensor_str import PRINT_OPTS
 from ember.autograd import anomaly_mode, grad_mode
 
-
 # Set by others, not by tests: pytest sets PYTEST_CURRENT_TEST around each phase of a test, and
 # torch sets TORCHINDUCTOR_CACHE_DIR the first time it imports its compiler (an optimizer's
 # first step does), in whichever test that happens to be.
@@ -71,6 +70,41 @@ def _set_anomaly(saved):
     anomaly_mode.enabled, anomaly_mode.check_nan = saved
 
 
+def _autocast():
+    from ember.amp import autocast_mode as ac
+    from ember.ops import _dispatch
+
+    return ({d: (st.enabled, st.dtype) for d, st in ac._state.items()}, ac._cache_enabled,
+            ac._nesting, _dispatch._autocast)
+
+
+def _set_autocast(saved):
+    from ember.amp import autocast_mode as ac
+    from ember.ops import _dispatch
+
+    devices, ac._cache_enabled, ac._nesting, _dispatch._autocast = saved
+    for device, (enabled, dtype) in devices.items():
+        ac._state[device].enabled, ac._state[device].dtype = enabled, dtype
+
+
+def _backend_flags():
+    from ember.backends import cuda, cudnn, mkldnn
+
+    names = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32")
+    return ({n: getattr(cudnn, n) for n in names}, dict(vars(cuda.matmul)), dict(cuda._sdp),
+            {n: getattr(mkldnn, n) for n in ("enabled", "deterministic", "allow_tf32")})
+
+
+def _set_backend_flags(saved):
+    from ember.backends import cuda, cudnn, mkldnn
+
+    flags, matmul, sdp, onednn = saved
+    vars(cudnn).update(flags)
+    vars(cuda.matmul).update(matmul)
+    cuda._sdp.update(sdp)
+    vars(mkldnn).update(onednn)
+
+
 EMBER_STATE = [
     ("ember default dtype", ember.get_default_dtype, ember.set_default_dtype),
     ("ember default device", ember.get_default_device, ember.set_default_device),
@@ -78,6 +112,8 @@ EMBER_STATE = [
     ("ember anomaly mode", _anomaly, _set_anomaly),
     ("ember threads", _parallel.get_num_threads, _parallel.set_num_threads),
     ("ember print options", _print_options, _set_print_options),
+    ("ember autocast", _autocast, _set_autocast),
+    ("ember backends flags", _backend_flags, _set_backend_flags),
     ("environment variables", _environ, _set_environ),
     ("warnings filters", lambda: _filters(), _set_filters),
     ("numpy error handling", np.geterr, lambda saved: np.seterr(**saved)),

@@ -3,8 +3,9 @@
 A test function takes the library module first -- `lambda m, a, b: m.add(a, b)` -- so one
 lambda runs as `ember.add` and as `torch.add`. Inputs are NumPy arrays; each library gets its
 own copy with the same strides (so non-contiguous inputs stay non-contiguous), and floating
-inputs require grad. `check` compares forward values, dtypes and shapes, then the gradients of
-every input for one random upstream gradient. `check_raises` asserts the same exception type.
+and complex inputs require grad. `check` compares forward values, dtypes and shapes, then the
+gradients of every input for one random upstream gradient (complex where the output is).
+`check_raises` asserts the same exception type.
 
 `EMBER_TEST_DEVICE=cuda` puts ember's inputs on the GPU (torch, the oracle, stays on the CPU),
 so the same table checks every op's CuPy kernels and rules: see tests/test_cuda.py.
@@ -22,7 +23,7 @@ except ImportError:  # the gradcheck half of the suite runs without torch
     torch = None
 
 FLOAT_TOL = {"float64": (1e-7, 1e-9), "float32": (1e-5, 1e-6), "float16": (1e-3, 1e-3),
-             "bfloat16": (1e-2, 1e-2)}
+             "bfloat16": (1e-2, 1e-2), "complex128": (1e-7, 1e-9), "complex64": (1e-5, 1e-6)}
 
 
 @contextlib.contextmanager
@@ -53,7 +54,11 @@ def to_ember(a, requires_grad):
 
         pytest.skip("CuPy (ember's GPU arrays) has no bfloat16")
     t = ember.from_numpy(copy_array(a)).to(DEVICE)
-    return t.requires_grad_() if requires_grad and t.is_floating_point() else t
+    return t.requires_grad_() if requires_grad and _differentiable(t) else t
+
+
+def _differentiable(t):
+    return t.is_floating_point() or t.is_complex()
 
 
 def to_torch(a, requires_grad):
@@ -63,16 +68,22 @@ def to_torch(a, requires_grad):
         t = torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
     else:
         t = torch.from_numpy(copy_array(a))
-    return t.requires_grad_() if requires_grad and t.is_floating_point() else t
+    return t.requires_grad_() if requires_grad and _differentiable(t) else t
+
+
+def _no_numpy_twin(dtype):
+    """bfloat16 and the float8 types: torch has no NumPy array for them (compare as float64)."""
+    name = str(dtype).split(".")[-1]
+    return name == "bfloat16" or name.startswith("float8")
 
 
 def as_numpy(t):
     if isinstance(t, ember.Tensor):
         t = t.detach().cpu()
-        return np.asarray(t).astype(np.float64) if t.dtype is ember.bfloat16 else np.asarray(t)
+        return np.asarray(t).astype(np.float64) if _no_numpy_twin(t.dtype) else np.asarray(t)
     if torch is not None and isinstance(t, torch.Tensor):
-        t = t.detach()
-        return t.float().numpy().astype(np.float64) if t.dtype is torch.bfloat16 else t.numpy()
+        t = t.detach().resolve_conj().resolve_neg()  # torch's lazy conj views cannot be read
+        return t.float().numpy().astype(np.float64) if _no_numpy_twin(t.dtype) else t.numpy()
     return np.asarray(t)
 
 
@@ -109,6 +120,9 @@ def assert_close(e, t, rtol=None, atol=None, what="value"):
     elif isinstance(t, float):
         assert np.isclose(e, t, rtol=rtol or 1e-6, atol=atol or 1e-8, equal_nan=True), \
             f"{what}: {e} != torch {t}"
+    elif torch is not None and isinstance(t, torch.dtype):
+        assert isinstance(e, ember.dtype) and str(e)[6:] == str(t)[6:], \
+            f"{what}: {e} != torch {t}"
     else:
         assert e == t, f"{what}: {e!r} != torch {t!r}"
 
@@ -140,7 +154,7 @@ def check(fn, inputs, *, grad=True, rtol=None, atol=None, grad_rtol=None, grad_a
     if not t_outs or not t_wrt:
         return
     rng = np.random.default_rng(seed)
-    seeds = [rng.standard_normal(tuple(o.shape)).astype(as_numpy(o).dtype) for o in t_outs]
+    seeds = [random_like(rng, as_numpy(o)) for o in t_outs]
     t_grads = torch.autograd.grad(t_outs, t_wrt, [to_torch(s, False).to(o.dtype) for s, o in
                                                   zip(seeds, t_outs)], allow_unused=True)
     e_grads = ember.autograd.grad(e_outs, e_wrt, [to_ember(s, False).to(o.dtype) for s, o in
@@ -152,6 +166,14 @@ def check(fn, inputs, *, grad=True, rtol=None, atol=None, grad_rtol=None, grad_a
         assert eg is not None, f"grad[{k}]: ember returned no gradient"
         assert_close(eg, tg, grad_rtol if grad_rtol is not None else (rtol or 1e-4),
                      grad_atol if grad_atol is not None else (atol or 1e-5), f"grad[{k}]")
+
+
+def random_like(rng, array):
+    """Standard normal values of array's shape and dtype (both parts, for complex)."""
+    values = rng.standard_normal(array.shape)
+    if array.dtype.kind == "c":
+        values = values + 1j * rng.standard_normal(array.shape)
+    return np.asarray(values).astype(array.dtype)
 
 
 def check_raises(fn, inputs=(), match=None):

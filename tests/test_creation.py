@@ -434,6 +434,17 @@ def test_float_ranges_within_an_ulp(fn):
     _same(fn, rtol=3e-7 if fn(torch).dtype is torch.float32 else 1e-15, atol=1e-7)
 
 
+def test_float32_linspace_is_bit_exact():
+    """float32 linspace rounds start + i * step once, as torch's fused multiply-add does
+    (image transforms sample on linspace grids, where one ulp moves a nearest pixel)."""
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        start, end = rng.uniform(-300, 300, 2)
+        steps = int(rng.integers(2, 300))
+        np.testing.assert_array_equal(ember.linspace(start, end, steps).numpy(),
+                                      torch.linspace(start, end, steps).numpy())
+
+
 def test_arange_has_no_drift():
     """Each value is start + i*step rounded once (no accumulated error from repeated adds)."""
     t = ember.arange(0, 1000, 0.1, dtype=ember.float64)

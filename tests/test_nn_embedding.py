@@ -133,8 +133,10 @@ BAGS = [
     ({"mode": "max"}, [idx(1, 2, 4, 5, 4, 3, 2, 9), idx(0, 4)]),
     ({"mode": "mean"}, [idx(1, 2, 4, 5, 4, 3, 2, 9), idx(0, 3, 3, 8)]),  # an empty bag
     ({"mode": "max"}, [idx(1, 2, 4, 5, 4, 3, 2, 9), idx(0, 3, 3, 8)]),
+    # the last offset is the input's length, as torch documents it: with a shorter one torch
+    # 2.13's weight gradient holds uninitialised memory in the rows of the unused indices
     ({"mode": "sum", "include_last_offset": True}, [idx(1, 2, 4, 5, 4, 3, 2, 9),
-                                                    idx(0, 2, 5, 7)]),
+                                                    idx(0, 2, 5, 8)]),
     ({"mode": "mean", "include_last_offset": True}, [idx(1, 2, 4, 5), idx(0, 2, 4)]),
     ({"mode": "sum"}, [idx(1, 2, 4, 5, 4, 3).reshape(2, 3)]),
     ({"mode": "max"}, [idx(1, 2, 4, 5, 4, 3).reshape(3, 2)]),

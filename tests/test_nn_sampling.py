@@ -77,6 +77,17 @@ INTERPOLATE = [
     ("area_1d", dict(size=4, mode="area"), (2, 3, 9)),
     ("area_3d", dict(size=(2, 2, 3), mode="area"), (1, 2, 3, 4, 5)),
     ("empty_batch", dict(scale_factor=2, mode="bilinear"), (0, 2, 3, 3)),
+    ("bilinear_antialias_down", dict(size=(3, 4), mode="bilinear", antialias=True),
+     (2, 3, 11, 9)),
+    ("bilinear_antialias_mixed", dict(size=(12, 4), mode="bilinear", antialias=True),
+     (1, 2, 5, 13)),
+    ("bilinear_antialias_scale", dict(scale_factor=0.4, mode="bilinear", antialias=True),
+     (1, 2, 10, 12)),
+    ("bicubic_antialias_down", dict(size=(4, 3), mode="bicubic", antialias=True),
+     (2, 3, 13, 10)),
+    ("bicubic_antialias_up", dict(size=(9, 8), mode="bicubic", antialias=True), (1, 2, 4, 5)),
+    ("bicubic_antialias_corners", dict(size=(3, 4), mode="bicubic", antialias=True,
+                                       align_corners=True), (1, 2, 9, 11)),
 ]
 
 
@@ -205,6 +216,8 @@ GRADCHECK = [
     (lambda x: ember.nn.functional.interpolate(x, scale_factor=1.5, mode="bilinear",
                                                align_corners=True), [(1, 2, 3, 3)]),
     (lambda x: ember.nn.functional.interpolate(x, scale_factor=2), [(1, 2, 3)]),
+    (lambda x: ember.nn.functional.interpolate(x, size=(2, 3), mode="bicubic", antialias=True),
+     [(1, 1, 5, 7)]),
     (lambda x, g: ember.nn.functional.grid_sample(x, g, align_corners=False),
      [(1, 2, 3, 4), (1, 2, 3, 2)]),
     (lambda x, g: ember.nn.functional.grid_sample(x, g, mode="bicubic",
@@ -278,12 +291,6 @@ ERRORS = [
 @pytest.mark.parametrize("fn", ERRORS)
 def test_errors_like_torch(fn):
     check_raises(fn, [R(1, 3, 5, 6).astype(np.float32)])
-
-
-def test_antialias_is_not_supported_yet():
-    with pytest.raises(NotImplementedError, match="antialias"):
-        ember.nn.functional.interpolate(ember.randn(1, 1, 4, 4), scale_factor=2,
-                                        mode="bilinear", antialias=True)
 
 
 def test_upsample_warns_like_torch():

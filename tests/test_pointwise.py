@@ -497,3 +497,16 @@ def test_no_numpy_warnings_at_domain_edges():
                     x.atanh(), x.logit(), x.exp(), ember.xlogy(x, x), x ** -1, x.reciprocal(),
                     ember.fmod(x, 0.0), x.log1p(), x.erfinv(), x.cosh()):
             assert out.shape == (4,)
+
+
+def test_number_over_tensor_is_reciprocal_times_number_as_in_torch():
+    """torch's Tensor.__rdiv__ is `self.reciprocal() * other`: two roundings, so 255 / x can
+    differ from a true division in the last bit; the graph is Mul(Reciprocal)."""
+    x = np.random.default_rng(0).uniform(1, 300, 1000).astype(np.float32)
+    for number in (255, 2.5, 1, np.float32(3.3), True):
+        check(lambda m, a: number / a, [x])
+        np.testing.assert_array_equal((number / ember.from_numpy(x)).numpy(),
+                                      (number / torch.from_numpy(x)).numpy())
+    check(lambda m, a: 7 / a, [np.arange(1, 6)])
+    y = ember.tensor([2.0], requires_grad=True)
+    assert (3 / y).grad_fn.name() == "MulBackward0"

@@ -635,11 +635,8 @@ def test_broken_files_raise_a_clear_error(tmp_path, case):
 @needs_torch
 def test_dtypes_ember_lacks_are_named(tmp_path):
     path = tmp_path / "complex.pt"
-    torch.save({"z": torch.zeros(2, dtype=torch.complex64)}, path)
+    torch.save({"z": torch.zeros(2, dtype=torch.complex32)}, path)
     with pytest.raises(NotImplementedError, match="(?i)complex"):
-        ember.load(path)
-    torch.save({"u": torch.zeros(2, dtype=torch.uint16)}, path)
-    with pytest.raises(NotImplementedError, match="uint16"):
         ember.load(path)
 
 

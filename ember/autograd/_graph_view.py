@@ -183,6 +183,8 @@ def _saved_lines(node, names):
 def _saved_text(value, names):
     """A saved value as the graph keeps it (see graph.save_tensor / save_output)."""
     if type(value) is not tuple:
+        if hasattr(value, "unpack"):  # packed by a saved-tensor hook
+            return f"packed by a saved-tensor hook: {value.packed!r}"
         return repr(value)  # a Python number operand
     if len(value) == 2:     # (tensor, version when saved)
         t, version = value

@@ -21,6 +21,8 @@ import sys
 import traceback
 import warnings
 
+from .._dtype import FLOATING
+
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled",
            "is_anomaly_check_nan_enabled"]
 
@@ -135,7 +137,7 @@ def check_gradients(node, grads):
     if not check_nan:
         return
     for i, g in enumerate(grads):
-        if g is None or not g._dtype.is_floating_point:
+        if g is None or g._dtype.category < FLOATING:  # neither floating nor complex
             continue
         data = g._data
         if bool((data != data).any()):  # NaN is the only value unequal to itself

@@ -7,11 +7,15 @@
                   broken by creation order, newest first, as torch's engine does). Its
                   output gradients are summed per slot, passed through tensor hooks, handed
                   to the rule; each resulting gradient is summed down to its input's shape
-                  (the rules never undo broadcasting) and cast to the input's dtype;
+                  (the rules never undo broadcasting) and cast to the input's dtype (a
+                  complex gradient of a real input keeps its real part: torch's convention
+                  for complex autograd, see `_fit`);
     4. release    saved tensors are freed as each node finishes, unless retain_graph.
 
 Rules run with grad mode off, unless create_graph=True: then they record a graph of their own
-and the gradients can be differentiated again.
+and the gradients can be differentiated again. Callbacks queued during a pass
+(`queue_callback`, torch's `Variable._execution_engine.queue_callback`) run once it has
+finished: DDP waits there for its last gradient all-reduce.
 
 Read next: `function.py` (user-defined autograd functions) and `functional.py`.
 """
@@ -19,14 +23,19 @@ import heapq
 
 import numpy as np  # np.errstate only
 
+from .._dtype import COMPLEX
 from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
 from .graph import AccumulateGrad, edge_of
 
-__all__ = ["backward", "grad"]
+__all__ = ["backward", "grad", "queue_callback"]
 
 _grad = grad_mode.state
 _observer = None  # set while a profiler or explain() listens (see _instrument.py)
+_final_callbacks = []  # one list per backward pass in progress (a hook may start another)
+# False during a walk that only some inputs' gradients matter to (grad(), backward(inputs=)):
+# a reentrant checkpoint cannot run then (it backpropagates into every leaf it recomputes)
+checkpoint_valid = True
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
@@ -76,6 +85,23 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
+def queue_callback(callback):
+    """Run `callback()` when the backward pass in progress has finished (called from a hook
+    during backward), as torch's `Variable._execution_engine.queue_callback`."""
+    if not _final_callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks[-1].append(callback)
+
+
+class ImperativeEngine:
+    """`Variable._execution_engine`: the object through which torch code reaches the engine."""
+
+    @staticmethod
+    def queue_callback(callback):
+        """See `queue_callback`."""
+        queue_callback(callback)
+
+
 # ----------------------------------------------------------------------------------------------
 # arguments
 
@@ -122,7 +148,7 @@ def _root_grads(outputs, grad_outputs, create_graph):
         elif g._data.shape != out._data.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} "
                                f"and output[{i}] has a shape of {out.shape}.")
-        elif g._dtype.is_floating_point != out._dtype.is_floating_point:
+        elif g._dtype.is_complex != out._dtype.is_complex:
             raise RuntimeError(f"For complex Tensors, both grad_output and output are required "
                                f"to have the same dtype. Mismatch in dtype: grad_output[{i}] has "
                                f"a dtype of {g._dtype} and output[{i}] has a dtype of "
@@ -145,13 +171,21 @@ def _run(outputs, grads, retain_graph, create_graph, targets, capture):
         _add(buffers, node, nr, g, False, fresh)
     captures = _capture_slots(target_edges) if target_edges is not None else {}
     captured = [None] * (len(target_edges) if target_edges is not None else 0)
-    previous = _grad.grad_enabled
+    global checkpoint_valid
+    previous, outer_valid = _grad.grad_enabled, checkpoint_valid
     _grad.grad_enabled = create_graph
+    callbacks = []
+    _final_callbacks.append(callbacks)
+    checkpoint_valid = targets is None
     try:
         _execute(deps, needed, buffers, fresh, captures, captured, retain_graph,
                  capture or target_edges is not None, capture)
+        while callbacks:  # a callback may queue another
+            callbacks.pop(0)()
     finally:
+        _final_callbacks.pop()
         _grad.grad_enabled = previous
+        checkpoint_valid = outer_valid
     if targets is not None and not capture:
         _store_nonleaf_grads(targets, captured)
     return captured
@@ -306,7 +340,9 @@ def _owned(g, new, grads, in_grads):
 
 
 def _fit(node, i, g):
-    """Sum a gradient down to its input's shape and cast it to the input's dtype."""
+    """Sum a gradient down to its input's shape and cast it to the input's dtype. A complex
+    gradient for a real input keeps its real part: with torch's convention (a gradient is
+    dL/d(re) + i dL/d(im)) that is exactly dL/dx for the real x that was promoted to complex."""
     shape, dtype = node._meta[i]
     if g._data.shape != shape:
         try:
@@ -316,6 +352,8 @@ def _fit(node, i, g):
                                f"{i} - got {list(g._data.shape)} but expected shape compatible "
                                f"with {list(shape)}") from None
     if g._dtype is not dtype:
+        if g._dtype.category == COMPLEX and dtype.category != COMPLEX:
+            g = g.real
         g = g.to(dtype)
     return g
 

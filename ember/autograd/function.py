@@ -40,6 +40,7 @@ import inspect
 import warnings
 
 from .. import _backend
+from .._dtype import FLOATING
 from .._tensor import Tensor
 from . import grad_mode, graph
 from .graph import CopySlices, Node, edge_of, save_output, save_tensor, unpack_saved
@@ -291,12 +292,12 @@ def _attach(ctx, args, out, nr):
     if not isinstance(out, Tensor):
         return out
     if any(out is d for d in ctx._dirty):
-        if out._base is not None and out._view_fn is not None and out._dtype.is_floating_point:
+        if out._base is not None and out._view_fn is not None and out._dtype.category >= FLOATING:
             _rebase_dirty_view(ctx, out, nr)
             return out
     elif any(out is a for a in args):
         out = _alias(out)  # the input itself keeps its own history
-    if any(out is n for n in ctx._non_differentiable) or not out._dtype.is_floating_point:
+    if any(out is n for n in ctx._non_differentiable) or out._dtype.category < FLOATING:
         return out
     out._grad_fn = ctx
     out._output_nr = nr

@@ -1,4 +1,5 @@
-"""Grad modes: `no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`.
+"""Grad modes: `no_grad`, `enable_grad`, `set_grad_enabled`, `inference_mode`; and two engine
+switches, `set_multithreading_enabled` and `enforce_grad_layout_policy`.
 
 Each is a context manager and a decorator, as in torch. The flag they flip is read by dispatch
 (`ops/_dispatch.py`) on every op to decide whether to record a graph node. Like torch's, the
@@ -9,7 +10,8 @@ import inspect
 import threading
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "set_multithreading_enabled",
+           "is_multithreading_enabled", "enforce_grad_layout_policy"]
 
 
 class _State(threading.local):
@@ -134,3 +136,61 @@ class inference_mode(_GradModeContext):
         if self.mode:
             state.grad_enabled = False
             state.inference = True
+
+
+# ----------------------------------------------------------------------------------------------
+# engine switches: both take effect when called, and restore the previous value when used as
+# a context manager. ember's engine runs every backward on the calling thread, and hands a
+# leaf the gradient as the rule computed it, so neither changes what ember computes.
+
+_engine = {"multithreading": True}
+
+
+def is_multithreading_enabled():
+    """Whether backward may use worker threads (torch's per-device threads); True by default."""
+    return _engine["multithreading"]
+
+
+class _EngineSwitch:
+    _key = None
+
+    def __init__(self, mode):
+        self._prev = self._read()
+        self.mode = bool(mode)
+        self._write(self.mode)
+
+    def _read(self):
+        return _engine[self._key]
+
+    def _write(self, value):
+        _engine[self._key] = value
+
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        self._write(self._prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_EngineSwitch):
+    """Allow (True) or forbid worker threads in backward (ember's backward runs on the calling
+    thread either way)."""
+
+    _key = "multithreading"
+
+
+class enforce_grad_layout_policy(_EngineSwitch):
+    """Whether accumulated gradients must take their parameter's strides (torch's layout
+    contract, True by default). ember keeps a first gradient as the rule produced it and adds
+    later ones into it, under either setting."""
+
+    def _read(self):
+        return getattr(state, "grad_layout_policy", True)
+
+    def _write(self, value):
+        state.grad_layout_policy = value
+

@@ -11,8 +11,15 @@ twice and compared element by element (|a - n| <= atol + rtol * |n|):
 `fast_mode=True` compares one number per (output, input) pair instead: v^T J u for random unit
 vectors u and v, which needs two evaluations of f per input and one backward per output.
 
-Use float64 inputs: float32 rounding swamps the differences. The errors name the output and
-input index, as torch's do. `gradgradcheck` runs gradcheck on the function
+Complex tensors count as pairs of reals. An input's coordinates are the real and imaginary part
+of each element (view_as_real's order), nudged one at a time; an output's rows are its elements'
+real and imaginary parts. Backpropagating seed 1 into an element gives the gradient of its real
+part and seed 1j that of its imaginary part: with torch's convention (grad = dL/d(re) +
+i dL/d(im)) each backward fills the row of one real output coordinate. This checks the same
+Wirtinger derivatives as torch's complex gradcheck.
+
+Use float64 / complex128 inputs: float32 rounding swamps the differences. The errors name the
+output and input index, as torch's do. `gradgradcheck` runs gradcheck on the function
 `(inputs, grad_outputs) -> autograd.grad(f(inputs), inputs, grad_outputs, create_graph=True)`,
 which checks the second derivatives.
 
@@ -110,7 +117,7 @@ def _check_inputs(inputs):
                          "none of them have requires_grad=True.")
     for i in wrt:
         t = inputs[i]
-        if t.dtype.itemsize < 8:
+        if t.dtype.to_real().itemsize < 8:
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point: gradcheck will likely fail unless all inputs are float64.")
         if any(stride == 0 and size > 1 for stride, size in zip(t.stride(), t.shape)):
@@ -125,7 +132,21 @@ def _differentiable(outputs):
 
 
 def _numpy(t):
-    return np.asarray(_backend.transfer(t._data, CPU), dtype=np.float64)
+    """t's values as float64, or complex128 for a complex t."""
+    array = _backend.transfer(t._data, CPU)
+    return np.asarray(array, dtype=np.complex128 if array.dtype.kind == "c" else np.float64)
+
+
+def _coordinates(array):
+    """The real coordinates of an array, flat: the values, or (re, im) pairs of complex ones."""
+    if array.dtype.kind == "c":
+        return np.stack([array.real, array.imag], axis=-1).ravel()
+    return array.ravel()
+
+
+def _width(t):
+    """How many real coordinates t has (2 per element for complex t)."""
+    return t.numel() * (2 if t.dtype.is_complex else 1)
 
 
 def _show(array):
@@ -133,17 +154,27 @@ def _show(array):
 
 
 def _random_like(t, non_contiguous):
-    """Uniform in [-1, 1), t's dtype and device; non_contiguous: every other element of a
-    twice-as-wide buffer."""
-    from .._random import rand
-
+    """Uniform in [-1, 1) (each part, for complex t), t's dtype and device; non_contiguous:
+    every other element of a twice-as-wide buffer."""
     shape = tuple(t.shape)
     if non_contiguous and shape:
-        wide = rand(shape[:-1] + (2 * shape[-1],), dtype=t.dtype, device=t.device) * 2 - 1
+        wide = _uniform(shape[:-1] + (2 * shape[-1],), t)
         r = Tensor._make(wide._data[..., ::2], device=t.device)
     else:
-        r = rand(shape, dtype=t.dtype, device=t.device) * 2 - 1
+        r = _uniform(shape, t)
     return r.detach().requires_grad_()
+
+
+def _uniform(shape, like):
+    from .._random import rand
+
+    real = like.dtype.to_real()
+    r = rand(shape, dtype=real, device=like.device) * 2 - 1
+    if like.dtype.is_complex:
+        from ..ops.complex import complex as make_complex
+
+        r = make_complex(r, rand(shape, dtype=real, device=like.device) * 2 - 1)
+    return r
 
 
 # ----------------------------------------------------------------------------------------------
@@ -172,28 +203,31 @@ def _check(func, inputs, wrt, eps, atol, rtol, nondet_tol, check_dtypes, backwar
 
 
 def _outputs_at(func, inputs, picked):
-    """The chosen outputs of func(*inputs), flattened to float64 arrays."""
+    """The chosen outputs of func(*inputs), as flat float64 real coordinates."""
     outputs = _as_tuple(func(*inputs))
     # copies: an output may be a view of the input that is being nudged in place
-    return [np.array(_numpy(outputs[k]), copy=True).ravel() for k in picked]
+    return [np.array(_coordinates(_numpy(outputs[k])), copy=True) for k in picked]
 
 
 def _numerical_jacobian(func, inputs, wrt, picked, eps):
-    """jac[i][j]: (numel of input wrt[i], numel of output picked[j]), by central differences."""
+    """jac[i][j]: (real coordinates of input wrt[i], of output picked[j]), by central
+    differences; a complex element is nudged along 1, then along i."""
     sizes = [out.size for out in _outputs_at(func, inputs, picked)]
     jac = []
     for index in wrt:
         data = inputs[index]._data
-        blocks = [np.zeros((data.size, size)) for size in sizes]
-        for row, element in enumerate(np.ndindex(data.shape)):
+        steps = (eps, eps * 1j) if data.dtype.kind == "c" else (eps,)
+        blocks = [np.zeros((data.size * len(steps), size)) for size in sizes]
+        for k, element in enumerate(np.ndindex(data.shape)):
             orig = data[element].item()
-            data[element] = orig + eps
-            plus = _outputs_at(func, inputs, picked)
-            data[element] = orig - eps
-            minus = _outputs_at(func, inputs, picked)
-            data[element] = orig
-            for block, p, m in zip(blocks, plus, minus):
-                block[row] = (p - m) / (2 * eps)
+            for part, step in enumerate(steps):
+                data[element] = orig + step
+                plus = _outputs_at(func, inputs, picked)
+                data[element] = orig - step
+                minus = _outputs_at(func, inputs, picked)
+                data[element] = orig
+                for block, p, m in zip(blocks, plus, minus):
+                    block[k * len(steps) + part] = (p - m) / (2 * eps)
         jac.append(blocks)
     return jac
 
@@ -215,28 +249,35 @@ def _analytical_jacobian(func, inputs, wrt, k, nondet_tol, check_dtypes):
 
 
 def _vjp_rows(out, targets, check_dtypes):
-    columns = [np.zeros((t.numel(), out.numel())) for t in targets]
+    """Seed 1 (and 1j, for a complex output) into one output element at a time."""
+    seeds = (1, 1j) if out.dtype.is_complex else (1,)
+    columns = [np.zeros((_width(t), _width(out))) for t in targets]
     for e in range(out.numel()):
-        seed = out.new_zeros(out.shape)
-        seed._data.reshape(-1)[e] = 1  # new_zeros is contiguous: the reshape is a writable view
-        grads = autograd_grad([out], targets, [seed], retain_graph=True, allow_unused=True)
-        for column, g, t in zip(columns, grads, targets):
-            if g is None:
-                continue
-            if tuple(g.shape) != tuple(t.shape):
-                raise GradcheckError(f"Gradient has shape mismatch: {tuple(g.shape)} for an "
-                                     f"input of shape {tuple(t.shape)}")
-            if check_dtypes and g.dtype is not t.dtype:
-                raise GradcheckError(f"Gradient has dtype mismatch: {g.dtype} for an input of "
-                                     f"dtype {t.dtype}")
-            column[:, e] = _numpy(g).ravel()
+        for part, value in enumerate(seeds):
+            seed = out.new_zeros(out.shape)
+            seed._data.reshape(-1)[e] = value  # new_zeros is contiguous: a writable view
+            grads = autograd_grad([out], targets, [seed], retain_graph=True, allow_unused=True)
+            for column, g, t in zip(columns, grads, targets):
+                if g is None:
+                    continue
+                _check_gradient(g, t, check_dtypes)
+                column[:, e * len(seeds) + part] = _coordinates(_numpy(g))
     return columns
+
+
+def _check_gradient(g, t, check_dtypes):
+    if tuple(g.shape) != tuple(t.shape):
+        raise GradcheckError(f"Gradient has shape mismatch: {tuple(g.shape)} for an "
+                             f"input of shape {tuple(t.shape)}")
+    if check_dtypes and g.dtype is not t.dtype:
+        raise GradcheckError(f"Gradient has dtype mismatch: {g.dtype} for an input of "
+                             f"dtype {t.dtype}")
 
 
 def _check_outputs_constant(func, inputs, wrt, eps, outputs):
     """No output requires grad: then the numerical derivatives must all be zero."""
     floating = [k for k, o in enumerate(outputs) if isinstance(o, Tensor)
-                and o.dtype.is_floating_point]
+                and (o.dtype.is_floating_point or o.dtype.is_complex)]
     if not floating:
         return
     for per_input in _numerical_jacobian(func, inputs, wrt, floating, eps):
@@ -251,8 +292,8 @@ def _check_outputs_constant(func, inputs, wrt, eps, outputs):
 def _check_fast(func, inputs, wrt, picked, eps, atol, rtol):
     rng = np.random.default_rng(0)
     outputs = _as_tuple(func(*inputs))
-    us = [_unit_vector(rng, inputs[i].numel()) for i in wrt]
-    vs = [_unit_vector(rng, outputs[k].numel()) for k in picked]
+    us = [_unit_vector(rng, _width(inputs[i])) for i in wrt]
+    vs = [_unit_vector(rng, _width(outputs[k])) for k in picked]
     for i, (index, u) in enumerate(zip(wrt, us)):
         directional = _directional_derivative(func, inputs, index, u, picked, eps)
         for j, (k, v) in enumerate(zip(picked, vs)):
@@ -274,6 +315,8 @@ def _directional_derivative(func, inputs, index, u, picked, eps):
     """(f(x + eps u) - f(x - eps u)) / (2 eps) for input `index`, per picked output."""
     data = inputs[index]._data
     orig = data.copy()
+    if data.dtype.kind == "c":
+        u = u[0::2] + 1j * u[1::2]  # real coordinates back to complex elements
     step = _backend.array_namespace(data).asarray(u.reshape(data.shape), dtype=data.dtype) * eps
     data[...] = orig + step
     plus = _outputs_at(func, inputs, picked)
@@ -285,9 +328,11 @@ def _directional_derivative(func, inputs, index, u, picked, eps):
 
 def _v_j_u(func, inputs, k, index, v, u):
     out = _as_tuple(func(*inputs))[k]
+    if out.dtype.is_complex:
+        v = v[0::2] + 1j * v[1::2]  # seed 1 weighs a real part, seed 1j an imaginary one
     seed = Tensor._make(v.reshape(out.shape).astype(out.dtype.np), device=CPU).to(out.device)
     (g,) = autograd_grad([out], [inputs[index]], [seed], allow_unused=True)
-    return 0.0 if g is None else float(_numpy(g).ravel() @ u)
+    return 0.0 if g is None else float(_coordinates(_numpy(g)) @ u)
 
 
 def _fast_message(func, inputs, index, j, k, numerical, analytical, eps):

@@ -28,7 +28,8 @@ from .._dtype import FLOATING
 from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Node", "AccumulateGrad", "node_type", "is_op_node"]
+__all__ = ["Node", "AccumulateGrad", "node_type", "is_op_node", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks"]
 
 _sequence = itertools.count()
 _EMPTY = ()
@@ -222,6 +223,8 @@ def edge_of(t):
 
 
 def save_tensor(t):
+    if _saved_hooks:
+        return _pack(t)
     return (t, t._vc.value)
 
 
@@ -229,12 +232,16 @@ def save_output(t, name_current_history=True):
     """Not the Tensor itself: it points at the node, and the node must not point back. A weak
     reference lets a version error name the tensor's current history, as torch does for ops
     (for custom Functions torch names the Function: name_current_history=False)."""
+    if _saved_hooks:
+        return _pack(t)
     ref = weakref.ref(t) if name_current_history else None
     return (t._data, t._vc, t._vc.value, t._output_nr, t._device, ref)
 
 
 def unpack_saved(value, node):
     if type(value) is not tuple:
+        if type(value) is _Packed:
+            return value.unpack(value.packed)
         return value  # a Python scalar operand
     if len(value) == 2:
         t, version = value
@@ -252,6 +259,75 @@ def unpack_saved(value, node):
         t._requires_grad, t._grad_fn, t._output_nr = True, node, output_nr
     t._vc = vc
     return t
+
+
+# ----------------------------------------------------------------------------------------------
+# saved-tensor hooks: what a node keeps is pack(tensor), and unpack(kept) gives it back
+
+_saved_hooks = []  # (pack, unpack) pairs; the innermost (last) one applies, as in torch
+_hooks_disabled = []  # error messages of enclosing disable_saved_tensors_hooks blocks
+
+
+class _Packed:
+    """A saved value packed by a hook: `unpack(packed)` returns the tensor on use."""
+    __slots__ = ("packed", "unpack")
+
+    def __init__(self, packed, unpack):
+        self.packed = packed
+        self.unpack = unpack
+
+
+def _pack(t):
+    pack, unpack = _saved_hooks[-1]
+    return _Packed(pack(t), unpack)
+
+
+class saved_tensors_hooks:
+    """Inside this block every tensor an op saves for backward is stored as `pack_hook(t)`,
+    and `unpack_hook(stored)` must return it (or an equal tensor) when backward needs it --
+    e.g. to keep it elsewhere, or not at all and recompute it (utils/checkpoint.py)."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if _hooks_disabled:
+            raise RuntimeError(_hooks_disabled[-1])
+        _saved_hooks.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks.pop()
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the host and moved back to their device in backward."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(t):
+            return t.device, t.detach().cpu()
+
+        def unpack(packed):
+            device, t = packed
+            return t.to(device)
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """A block in which registering saved-tensor hooks raises RuntimeError(error_message)."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        _hooks_disabled.append(self.error_message)
+        return self
+
+    def __exit__(self, *exc):
+        _hooks_disabled.pop()
+        return False
 
 
 def _raise_modified(t, vc, expected, producer, output_nr, saver):
@@ -320,7 +396,7 @@ def record(op, args, attrs, outputs, multi=False):
         out = outputs[0]
         node = make(op, tuple(edges), meta, _save(op, args, attrs, outputs) if op.saves else
                     _EMPTY, 1)
-        if out._dtype.category == FLOATING:
+        if out._dtype.category >= FLOATING:  # floating or complex: differentiable
             out._grad_fn = node
             out._requires_grad = True
         return node
@@ -329,7 +405,7 @@ def record(op, args, attrs, outputs, multi=False):
         t._output_nr = i  # before _save: a saved output must remember which output it is
     node = make(op, tuple(edges), meta, _save(op, args, attrs, outputs), len(outputs), out_meta)
     for t in outputs:
-        if t._dtype.category == FLOATING:
+        if t._dtype.category >= FLOATING:
             t._grad_fn = node
             t._requires_grad = True
     return node
@@ -362,7 +438,7 @@ def rebase_inplace(op, self, old_data, args, attrs):
         if self._base is not None:
             self._view_of_fn = self._base._grad_fn
         return
-    if self._dtype.is_floating_point:
+    if self._dtype.category >= FLOATING:
         _rebase_view(op, self, old, args, attrs)
 
 

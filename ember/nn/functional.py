@@ -3,6 +3,7 @@
 The implementations live beside their kernels in `ember/ops/nn/<family>.py`; this module only
 gathers their public names.
 """
+from .._tensor import Tensor  # noqa: F401,E402  (torch's F re-exports it)
 from ..ops.nn.activation import *  # noqa: F401,F403
 from ..ops.nn.attention import *  # noqa: F401,F403
 
@@ -18,3 +19,4 @@ from ..ops.nn.norm import *  # noqa: F401,F403
 from ..ops.nn.padding import *  # noqa: F401,F403
 from ..ops.nn.pool import *  # noqa: F401,F403
 from ..ops.nn.sampling import *  # noqa: F401,F403
+from . import grad  # noqa: F401,E402  (torch.nn.functional.grad is torch.nn.grad)

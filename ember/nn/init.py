@@ -13,12 +13,19 @@ torch: for a weight of shape (out, in, *kernel),
 Layers call these from `reset_parameters()`; Linear's default, kaiming_uniform_(a=sqrt(5)),
 works out to U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
 
+Every random draw is the tensor's own `uniform_` / `normal_` (torch's streams, `_random.py`),
+with the bounds computed by torch's Python expressions in torch's order, so after the same
+seed each function gives torch's values bit for bit. The exceptions are `orthogonal_` (the QR
+factorisation is NumPy's LAPACK, not torch's: equal to rounding) and `trunc_normal_` when
+[a, b] holds under 30% of the mass (its acceptance test compares against float32 `log`,
+which may round differently in the last bit, and a flipped acceptance changes later draws).
+
 Read next: `utils/` (gradient clipping, weight and spectral norm, parametrizations).
 """
 import math
 import warnings
 
-from .. import _creation
+from .. import _creation, _random
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_",
@@ -72,7 +79,7 @@ def _calculate_correct_fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    """U(a, b)."""
+    """U(a, b) (the tensor's own uniform_, so torch's stream)."""
     with no_grad():
         return tensor.uniform_(a, b, generator=generator)
 
@@ -84,23 +91,65 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """N(mean, std^2) restricted to [a, b]: the normal CDF inverted on a uniform sample
-    between CDF(a) and CDF(b), so every draw lands inside without rejection."""
-    def cdf(x):
-        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
-
+    """N(mean, std^2) restricted to [a, b], by rejection as torch does it. When the interval
+    holds more than 30% of the mass: normal samples, the ones outside [a, b] redrawn (a whole
+    fresh normal sample each round) until none is left. Otherwise: uniform candidates on
+    [a, b], each accepted with probability pdf(x) / pdf(mode) (log u < log-density), the
+    rejected ones redrawn."""
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
-        low, high = cdf((a - mean) / std), cdf((b - mean) / std)
-        # erfinv maps U(2 low - 1, 2 high - 1) to a standard normal restricted to the bounds
-        tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
-        tensor.erfinv_()
-        tensor.mul_(std * math.sqrt(2.0))
-        tensor.add_(mean)
-        tensor.clamp_(min=a, max=b)  # rounding at the ends of float32
-        return tensor
+        inside = _normal_cdf((b - mean) / std) - _normal_cdf((a - mean) / std)
+        if inside > 0.3:
+            _redraw_outside(tensor, mean, std, a, b, generator)
+        else:
+            _uniform_rejection(tensor, mean, std, a, b, generator)
+    return tensor
+
+
+def _normal_cdf(x):
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+
+def _redraw_outside(tensor, mean, std, a, b, generator):
+    low = tensor.new_tensor(a, device="cpu").item()  # the bounds as the dtype holds them
+    high = tensor.new_tensor(b, device="cpu").item()
+    result = tensor.normal_(mean, std, generator=generator)
+    while True:
+        outside = (result < low) | (result > high)
+        if not outside.any():
+            break
+        fresh = _creation.empty_like(result).normal_(mean, std, generator=generator)
+        result = fresh.where(outside, result)
+    if result is not tensor:
+        tensor.copy_(result)
+
+
+def _uniform_rejection(tensor, mean, std, a, b, generator):
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    candidates = _creation.empty_like(tensor)
+    accept = _creation.empty_like(tensor)
+
+    def log_density(x):  # log pdf(x) - log pdf(mode), in place
+        return x.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+
+    tensor.uniform_(a, b, generator=generator)
+    log_density(candidates.copy_(tensor))
+    pending = accept.uniform_(generator=generator).log_().gt(candidates)
+    if not pending.any():
+        return
+    result = tensor
+    while True:
+        candidates.uniform_(a, b, generator=generator)
+        result = candidates.where(pending, result)
+        log_density(candidates)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates).where(pending,
+                                                                                   pending)
+        if not pending.any():
+            break
+    tensor.copy_(result)
 
 
 def constant_(tensor, val):
@@ -148,26 +197,33 @@ def dirac_(tensor, groups=1):
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """U(-a, a), a = sqrt(3) * gain * sqrt(2 / (fan_in + fan_out)) (in torch's order of
+    roundings: the std first)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
+    """N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """U(-bound, bound), bound = sqrt(3) * gain / sqrt(fan) (the std first, as torch)."""
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
-    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """N(0, std^2), std = gain / sqrt(fan)."""
     if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
@@ -202,18 +258,18 @@ def orthogonal_(tensor, gain=1, generator=None):
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
     """2-D only: N(0, std^2) values, then in each column ceil(sparsity * rows) random rows
-    set to zero."""
+    set to zero (as torch: one randperm per column, from the global generator even when
+    `generator` is given)."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor.shape
     num_zeros = math.ceil(sparsity * rows)
     with no_grad():
         tensor.normal_(0, std, generator=generator)
-        # one random permutation of the rows per column: argsort of uniform noise
-        noise = _creation.empty((rows, cols), device=tensor.device).uniform_(
-            generator=generator)
-        zero_rows = noise.argsort(dim=0)[:num_zeros]
-        tensor[zero_rows, _creation.arange(cols, device=tensor.device)] = 0
+        for column in range(cols):
+            # torch.randperm(rows): the CPU generator, whatever the tensor's device
+            zero_rows = _random.randperm(rows)[:num_zeros].to(tensor.device)
+            tensor[zero_rows, column] = 0
     return tensor
 
 

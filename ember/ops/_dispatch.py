@@ -27,18 +27,22 @@ from ..autograd.graph import ViewFn, rebase_inplace, record
 
 _grad = grad_mode.state
 _make = Tensor._make
-_SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING,
+_SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING, complex: dt.COMPLEX,
                     np.bool_: dt.BOOL, np.float64: dt.FLOATING, np.float32: dt.FLOATING,
-                    np.int64: dt.INTEGER, np.int32: dt.INTEGER}
+                    np.int64: dt.INTEGER, np.int32: dt.INTEGER, np.complex128: dt.COMPLEX,
+                    np.complex64: dt.COMPLEX}
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
 _observer = None  # set while a profiler or FLOP counter listens (autograd/_instrument.py)
+_autocast = None  # set while an autocast region is on (amp/autocast_mode.py): casts inputs
 
 
 def call(op, *args, **attrs):
     """`op(*args, **attrs)`: run `op` on tensors and Python scalars (this is `Op.__call__`)."""
     if _observer is not None:
         return _observer(op, args, attrs, None)
+    if _autocast is not None:
+        args = _autocast(op.name, args)
     # device: the common device of the tensor arguments (0-d CPU tensors may join any device)
     device = None
     first = None
@@ -94,6 +98,15 @@ def call(op, *args, **attrs):
     if wants_grad and _grad.grad_enabled and op.rule is not None:
         record(op, args, attrs, outputs, type(result) is tuple)
     return outputs if type(result) is tuple else outputs[0]
+
+
+def autocast_args(name, *tensors):
+    """`tensors` as op `name` gets them inside an autocast region (unchanged outside one), for
+    the public functions that check their operands' dtypes before the op runs (matmul,
+    linear, conv, ...): there the casts must come before the checks."""
+    if _autocast is None:
+        return tensors
+    return _autocast(name, tensors)
 
 
 def _wrap(r, out_np, device, xp):
@@ -192,8 +205,8 @@ def _promoted_arrays(kind, args):
     """The raw operands in the compute dtype (Python numbers as NumPy scalars of that dtype),
     and the output's NumPy dtype.
 
-    Fast path first: floating tensors of one dtype, possibly with Python floats/ints -- the
-    overwhelmingly common case -- need no cast and no promotion lookup."""
+    Fast path first: floating (or complex) tensors of one dtype, possibly with Python
+    floats/ints -- the overwhelmingly common case -- need no cast and no promotion lookup."""
     dtype = None
     for x in args:
         if isinstance(x, Tensor):
@@ -204,7 +217,7 @@ def _promoted_arrays(kind, args):
         elif type(x) is not float and type(x) is not int:
             break
     else:
-        if dtype is not None and dtype.category == dt.FLOATING:
+        if dtype is not None and dtype.category >= dt.FLOATING:
             scalar = dtype.np.type
             arrays = [x._data if isinstance(x, Tensor) else scalar(x) for x in args]
             return arrays, (_BOOL_NP if kind == "compare" else dtype.np)
@@ -243,7 +256,7 @@ def _promote(kind, args):
         first = (dims + zeros)[0]
         return first, first
     common = dt.result_dtype(dims, zeros, scalar_cat)
-    if kind == "float" and not common.is_floating_point:
+    if kind == "float" and common.category < dt.FLOATING:
         common = dt.get_default_dtype()
     return common, (dt.bool if kind == "compare" else common)
 
@@ -255,6 +268,8 @@ def _scalar_category(x):
             return dt.INTEGER
         if isinstance(x, (float, np.floating)):
             return dt.FLOATING
+        if isinstance(x, (complex, np.complexfloating)):
+            return dt.COMPLEX
         raise TypeError(f"expected a Tensor or a number, but got {type(x).__name__}")
     return cat
 

@@ -4,6 +4,7 @@
 Read next: `pointwise.py`.
 """
 import numbers
+import warnings
 
 from .. import _backend
 from .. import _dtype as dt
@@ -11,16 +12,50 @@ from .._device import as_device
 from .._tensor import Tensor
 from ._op import defop, export
 
+
+def _real_part(a):
+    """A complex array about to be stored as real: its real part, with torch's warning."""
+    warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                  stacklevel=4)
+    return a.real
+
+
+def _cast_kernel(xp, a, *, dtype):
+    if a.dtype.kind == "c" and dtype.category != dt.COMPLEX:
+        a = _real_part(a)
+    return a.astype(dtype.np)
+
+
+def _cast_back(g, dtype):
+    """The gradient of a cast: cast back (a real input of a complex result keeps the real part
+    of its gradient, with no warning)."""
+    if g._dtype.category == dt.COMPLEX and dtype.category != dt.COMPLEX:
+        g = g.real
+    return g.to(dtype)
+
+
+def _copy_kernel(xp, a, b):
+    return _real_part(b) if b.dtype.kind == "c" and a.dtype.kind != "c" else b
+
+
+def _fill_kernel(xp, a, *, value):
+    if isinstance(value, complex) and a.dtype.kind != "c":
+        if value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {dt._BY_NUMPY[a.dtype].name} "
+                               "without overflow")
+        value = value.real
+    return xp.full_like(a, value)
+
+
 # name        | promotion | forward                                   | backward
-_cast = defop("to_dtype", "none", lambda xp, a, *, dtype: a.astype(dtype.np),
-              lambda g, a_dtype: (g.to(a_dtype),), node_name="ToCopyBackward0")
+_cast = defop("to_dtype", "none", _cast_kernel,
+              lambda g, a_dtype: (_cast_back(g, a_dtype),), node_name="ToCopyBackward0")
 _move = defop("to_device", "none", lambda xp, a, *, device: _backend.transfer(a, device),
               lambda g, a: (g.to(a.device),), node_name="ToCopyBackward0", moves=True)
 _clone = defop("clone", "none", lambda xp, a: a.copy(), lambda g: (g,))
-_copy = defop("copy", "none", lambda xp, a, b: b, lambda g: (g.new_zeros(g.shape), g),
+_copy = defop("copy", "none", _copy_kernel, lambda g: (g.new_zeros(g.shape), g),
               node_name="CopyBackwards")
-_fill = defop("fill", "none", lambda xp, a, *, value: xp.full_like(a, value),
-              lambda g: (g.new_zeros(g.shape),))
+_fill = defop("fill", "none", _fill_kernel, lambda g: (g.new_zeros(g.shape),))
 _fill_tensor = defop("fill_tensor", "none", lambda xp, a, v: xp.full_like(a, v),
                      lambda g: (g.new_zeros(g.shape), g.sum()), node_name="FillBackward1")
 _zero = defop("zero", "none", lambda xp, a: xp.zeros_like(a),
@@ -108,7 +143,7 @@ def _caster(dtype):
 for _dtype, _name in ((dt.float32, "float"), (dt.float64, "double"), (dt.float16, "half"),
                       (dt.bfloat16, "bfloat16"), (dt.int64, "long"), (dt.int32, "int"),
                       (dt.int16, "short"), (dt.int8, "char"), (dt.uint8, "byte"),
-                      (dt.bool, "bool")):
+                      (dt.bool, "bool"), (dt.complex64, "cfloat"), (dt.complex128, "cdouble")):
     export(_caster(_dtype), name=_name, function=False, method=True)
 
 @export(name="type", function=False, method=True)

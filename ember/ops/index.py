@@ -40,7 +40,7 @@ from .. import _dtype as dt
 from .._creation import _is_sequence as is_sequence
 from .._tensor import Tensor
 from .._utils import wrap_dim
-from ._dispatch import broadcast_error
+from ._dispatch import autocast_args, broadcast_error
 from ._op import defop, export, op
 from .pointwise import where
 
@@ -174,7 +174,7 @@ def _corner(index_shape):
 def _scalar_for(value, dtype):
     """A Python number converted to `dtype` (1.7 -> 1 for integers, as torch), or torch's error
     when it does not fit; returned as a Python number, which every `xp` accepts."""
-    if isinstance(value, complex):
+    if isinstance(value, complex) and not dtype.is_complex:
         raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
     try:
         return np.asarray(value, dtype=dtype.np).item()
@@ -754,6 +754,8 @@ def index_copy_(self, dim, index, source):
 
 @export(method=True)
 def index_copy(input, dim, index, source):
+    """input with input[..., index[i], ...] = source[..., i, ...] along `dim` (a copy)."""
+    input, source = autocast_args("index_copy", input, source)  # promoted under CPU autocast
     dim = _check_along("index_copy_", input, dim, index, source)
     return _index_copy(input, index, source, dim=dim)
 
@@ -1408,3 +1410,109 @@ _isin = defop("isin", "none", _isin_kernel, differentiable=False)
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element of `elements` is in `test_elements` (either may be a number)."""
     return _isin(elements, test_elements, invert=invert, assume_unique=assume_unique)
+
+
+# ----------------------------------------------------------------------------------------------
+# index_reduce, nonzero_static, fill_diagonal_, unravel_index
+
+_INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def _index_reduce_args(self, dim, index, source, reduce):
+    """index_reduce as scatter_reduce: the index repeated across source's other dims."""
+    warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                  UserWarning, stacklevel=3)
+    if reduce not in _INDEX_REDUCTIONS:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or "
+                           f"amin but got {reduce}.")
+    _check_index_dtype("index_reduce_", index)
+    if index.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim} with type: {dt.scalar_name(index.dtype)} and size: "
+                         f"{list(index.shape)}")
+    dim = wrap_dim(dim, self.ndim)
+    _check_source("index_reduce_", self, dim, index, source)
+    size = self.shape[dim] if self.ndim else 1
+    if index.numel() and (int(index._data.min()) < -size or int(index._data.max()) >= size):
+        raise IndexError("index out of range in self")
+    shape = [1] * builtins.max(source.ndim, 1)
+    shape[dim] = -1
+    spread = (index.long() % size).reshape(shape).expand(source.shape)
+    return dim, spread
+
+
+@export(method=True)
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """Reduce source's slices into a copy of input at input's slices `index` along `dim`
+    (prod, mean, amax, amin; input's own value joins unless include_self=False)."""
+    dim, spread = _index_reduce_args(input, dim, index, source, reduce)
+    return scatter_reduce(input, dim, spread, source, reduce, include_self=include_self)
+
+
+@export(function=False, method=True)
+def index_reduce_(self, dim, index, source, reduce, *, include_self=True):
+    """In-place index_reduce."""
+    dim, spread = _index_reduce_args(self, dim, index, source, reduce)
+    return scatter_reduce_(self, dim, spread, source, reduce, include_self=include_self)
+
+
+@export(method=True)
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero(input) with exactly `size` rows: cut off, or padded with `fill_value`."""
+    if not isinstance(size, numbers.Integral) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = _nonzero(input)
+    if found.shape[0] >= size:
+        return found[:size]
+    from .. import _creation
+
+    padding = _creation.full((size - found.shape[0], found.shape[1]), fill_value,
+                             dtype=found.dtype, device=found.device)
+    from .shape import cat
+
+    return cat([found, padding])
+
+
+@export(function=False, method=True)
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fill the main diagonal (all indices equal; every dim the same size when ndim > 2) with
+    `fill_value`; a tall matrix with wrap=True starts over every ncols + 1 rows, as NumPy's
+    fill_diagonal. Written into diagonal views, so autograd sees CopySlices, as in torch."""
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    if self.ndim > 2:
+        n = self.shape[0]
+        self.as_strided((n,), (builtins.sum(self.stride()),), self.storage_offset()).fill_(
+            fill_value)
+        return self
+    rows, cols = self.shape
+    step = cols + 1 if wrap else builtins.max(rows, 1)
+    for start in range(0, rows, step):
+        self[start:start + cols].diagonal().fill_(fill_value)
+    return self
+
+
+@export
+def unravel_index(indices, shape):
+    """The coordinates, one int64 tensor per dim of `shape`, of flat indices into a tensor of
+    that shape (row-major). Negative and too large indices wrap around, as in torch."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"expected 'indices' to be a tensor, but got {type(indices).__name__}")
+    if indices.dtype.is_floating_point or indices.dtype is dt.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got "
+                        f"ember.{indices.dtype.name}")
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    for size in shape:
+        if not isinstance(size, numbers.Integral):
+            raise TypeError(f"expected 'shape' sequence to only contain ints, but got "
+                            f"{type(size)}")
+    if builtins.any(size < 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    flat = indices.long()
+    coordinates = []
+    for size in reversed(shape):
+        coordinates.append(flat.remainder(size))
+        flat = flat.div(size, rounding_mode="floor")
+    return tuple(reversed(coordinates))

@@ -40,7 +40,7 @@ from .. import _dtype as dt
 from .._tensor import Tensor
 from .._utils import warn, wrap_dim, wrap_dims
 from ..autograd.grad_mode import no_grad
-from ._dispatch import broadcast_error
+from ._dispatch import autocast_args, broadcast_error
 from ._op import defop, export, op
 from .reduce import _norm as _vector_norm  # torch.norm's op is linalg.vector_norm's
 from .shape import _unsafe_view, cat
@@ -90,7 +90,8 @@ def _cpp_name(dtype):
     return {"float32": "float", "float64": "double", "float16": "c10::Half",
             "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
             "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool"}[dtype.name]
+            "bool": "bool", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}[dtype.name]
 
 
 def _expect_tensors(fn_name, **arguments):
@@ -123,7 +124,9 @@ def _eye(n, like):
 # 1. products
 #
 # Every product asks that both operands have one dtype (torch does not promote here) and works
-# on integers too. Rules use `needs_input_grad` to skip the product nobody needs.
+# on integers too. Rules use `needs_input_grad` to skip the product nobody needs. Gradients
+# multiply by the other operand's conjugate (transpose): `mH`, `conj()`, which are `mT` and
+# the tensor itself for real operands (see ops/complex.py for torch's convention).
 
 
 @op("none", name="mm", node_name="MmBackward0")
@@ -134,8 +137,8 @@ def _mm(xp, a, b):
 
 @_mm.grad
 def _mm(g, a, b, needs_input_grad):
-    ga = _mm(g, b.mT) if needs_input_grad[0] else None
-    gb = _mm(a.mT, g) if needs_input_grad[1] else None
+    ga = _mm(g, b.mH) if needs_input_grad[0] else None
+    gb = _mm(a.mH, g) if needs_input_grad[1] else None
     return ga, gb
 
 
@@ -147,8 +150,8 @@ def _bmm(xp, a, b):
 
 @_bmm.grad
 def _bmm(g, a, b, needs_input_grad):
-    ga = _bmm(g, b.mT) if needs_input_grad[0] else None
-    gb = _bmm(a.mT, g) if needs_input_grad[1] else None
+    ga = _bmm(g, b.mH) if needs_input_grad[0] else None
+    gb = _bmm(a.mH, g) if needs_input_grad[1] else None
     return ga, gb
 
 
@@ -160,8 +163,8 @@ def _mv(xp, a, v):
 
 @_mv.grad
 def _mv(g, a, v, needs_input_grad):
-    ga = g.unsqueeze(-1) * v if needs_input_grad[0] else None
-    gv = _mv(a.mT, g) if needs_input_grad[1] else None
+    ga = g.unsqueeze(-1) * v.conj() if needs_input_grad[0] else None
+    gv = _mv(a.mH, g) if needs_input_grad[1] else None
     return ga, gv
 
 
@@ -169,12 +172,21 @@ def _dot_kernel(xp, a, b):
     return _in_float32(xp.dot, a, b)
 
 
+def _vdot_kernel(xp, a, b):
+    return _in_float32(xp.dot, xp.conj(a) if a.dtype.kind == "c" else a, b)
+
+
 def _dot_rule(g, a, b):
-    return g * b, g * a
+    return g * b.conj(), g * a.conj()
+
+
+def _vdot_rule(g, a, b):
+    """vdot = sum(conj(a) b) is antiholomorphic in a: its gradient is conj(g) b."""
+    return g.conj() * b, g * a
 
 
 _dot = defop("dot", "none", _dot_kernel, _dot_rule)
-_vdot = defop("vdot", "none", _dot_kernel, _dot_rule)  # = dot for real numbers
+_vdot = defop("vdot", "none", _vdot_kernel, _vdot_rule)  # = dot for real numbers
 
 
 @op("none", name="matmul", node_name="UnsafeViewBackward0")
@@ -191,12 +203,12 @@ def _matmul(xp, a, b):
 def _matmul(g, a, b):
     # the engine sums gradients over broadcast batch dims; only the vector cases need care
     if a.ndim == 1:  # (k) @ (..., k, n) -> (..., n)
-        return (g.unsqueeze(-2) @ b.mT).squeeze(-2), a.unsqueeze(-1) * g.unsqueeze(-2)
+        return (g.unsqueeze(-2) @ b.mH).squeeze(-2), a.conj().unsqueeze(-1) * g.unsqueeze(-2)
     if b.ndim == 1:  # (..., m, k) @ (k) -> (..., m)
-        return g.unsqueeze(-1) * b, (a.mT @ g.unsqueeze(-1)).squeeze(-1)
+        return g.unsqueeze(-1) * b.conj(), (a.mH @ g.unsqueeze(-1)).squeeze(-1)
     if b.ndim == 2 and a.ndim > 2:  # fold the batch: one GEMM for b's gradient
-        return g @ b.mT, a.reshape(-1, a.shape[-1]).mT @ g.reshape(-1, g.shape[-1])
-    return g @ b.mT, a.mT @ g
+        return g @ b.mH, a.reshape(-1, a.shape[-1]).mH @ g.reshape(-1, g.shape[-1])
+    return g @ b.mH, a.mH @ g
 
 
 def _check_matmul(a, b):
@@ -244,6 +256,9 @@ def matmul(input, other):
     """Matrix product for every rank pair: 1-D x 1-D is a dot product, a 1-D operand is a
     row (left) or column (right) vector, and leading batch dims broadcast."""
     _expect_tensors("matmul", input=input, other=other)
+    if input.is_sparse or other.is_sparse:
+        return _sparse_mm(input, other)
+    input, other = autocast_args("matmul", input, other)
     _check_matmul(input, other)
     _no_bool("addmm_impl_cpu_", input)
     if input.ndim == 2 and other.ndim == 2:
@@ -260,6 +275,13 @@ def matmul(input, other):
     return _matmul(input, other)
 
 
+def _sparse_mm(a, b):
+    """A product with a sparse COO operand (ember/_sparse.py, which imports this module)."""
+    from .._sparse import sparse_mm
+
+    return sparse_mm(a, b, masked_grad=False)
+
+
 def _require_ndim(arg, t, ndim):
     if t.ndim != ndim:
         raise RuntimeError(f"{arg} must be a {'matrix' if ndim == 2 else '3D tensor'}")
@@ -268,6 +290,9 @@ def _require_ndim(arg, t, ndim):
 @export(method=True)
 def mm(input, mat2):
     _expect_tensors("mm", input=input, mat2=mat2)
+    if input.is_sparse or mat2.is_sparse:
+        return _sparse_mm(input, mat2)
+    input, mat2 = autocast_args("mm", input, mat2)
     _require_ndim("self", input, 2)
     _require_ndim("mat2", mat2, 2)
     _check_matmul(input, mat2)
@@ -296,6 +321,7 @@ def _check_batches(a, b, summed=False):
 def bmm(input, mat2):
     """Batched matrix product of two 3-D tensors with equal batch sizes (no broadcasting)."""
     _expect_tensors("bmm", input=input, mat2=mat2)
+    input, mat2 = autocast_args("bmm", input, mat2)
     _require_ndim("batch1", input, 3)
     _require_ndim("batch2", mat2, 3)
     _check_batches(input, mat2)
@@ -322,6 +348,7 @@ def _check_mv(mat, vec, input=None):
 @export(method=True)
 def mv(input, vec):
     _expect_tensors("mv", input=input, vec=vec)
+    input, vec = autocast_args("mv", input, vec)
     _check_mv(input, vec)
     _no_bool("addmv_impl_cpu", input)
     return _mv(input, vec)
@@ -344,6 +371,7 @@ def _check_dot(name, a, b):
 def dot(input, tensor):
     """Inner product of two 1-D tensors of one dtype and size."""
     _expect_tensors("dot", input=input, tensor=tensor)
+    input, tensor = autocast_args("dot", input, tensor)
     _check_dot("dot", input, tensor)
     return _dot(input, tensor)
 
@@ -374,16 +402,18 @@ def _addmm_kernel(xp, c, a, b, *, beta, alpha):
 
 
 def _addmm_rule(g, a, b, beta, alpha, needs_input_grad):
+    beta, alpha = beta.conjugate(), alpha.conjugate()
     gc = _scaled(g, beta) if needs_input_grad[0] else None
-    ga = _scaled(_mm(g, b.mT), alpha) if needs_input_grad[1] else None
-    gb = _scaled(_mm(a.mT, g), alpha) if needs_input_grad[2] else None
+    ga = _scaled(_mm(g, b.mH), alpha) if needs_input_grad[1] else None
+    gb = _scaled(_mm(a.mH, g), alpha) if needs_input_grad[2] else None
     return gc, ga, gb
 
 
 def _addmv_rule(g, a, b, beta, alpha, needs_input_grad):
+    beta, alpha = beta.conjugate(), alpha.conjugate()
     gc = _scaled(g, beta) if needs_input_grad[0] else None
-    ga = _scaled(g.unsqueeze(-1) * b, alpha) if needs_input_grad[1] else None
-    gv = _scaled(_mv(a.mT, g), alpha) if needs_input_grad[2] else None
+    ga = _scaled(g.unsqueeze(-1) * b.conj(), alpha) if needs_input_grad[1] else None
+    gv = _scaled(_mv(a.mH, g), alpha) if needs_input_grad[2] else None
     return gc, ga, gv
 
 
@@ -392,16 +422,18 @@ def _addr_kernel(xp, c, u, v, *, beta, alpha):
 
 
 def _addr_rule(g, u, v, beta, alpha, needs_input_grad):
+    beta, alpha = beta.conjugate(), alpha.conjugate()
     gc = _scaled(g, beta) if needs_input_grad[0] else None
-    gu = _scaled(_mv(g, v), alpha) if needs_input_grad[1] else None
-    gv = _scaled(_mv(g.mT, u), alpha) if needs_input_grad[2] else None
+    gu = _scaled(_mv(g, v.conj()), alpha) if needs_input_grad[1] else None
+    gv = _scaled(_mv(g.mT, u.conj()), alpha) if needs_input_grad[2] else None
     return gc, gu, gv
 
 
 def _baddbmm_rule(g, a, b, beta, alpha, needs_input_grad):
+    beta, alpha = beta.conjugate(), alpha.conjugate()
     gc = _scaled(g, beta) if needs_input_grad[0] else None
-    ga = _scaled(_bmm(g, b.mT), alpha) if needs_input_grad[1] else None
-    gb = _scaled(_bmm(a.mT, g), alpha) if needs_input_grad[2] else None
+    ga = _scaled(_bmm(g, b.mH), alpha) if needs_input_grad[1] else None
+    gb = _scaled(_bmm(a.mH, g), alpha) if needs_input_grad[2] else None
     return gc, ga, gb
 
 
@@ -413,9 +445,10 @@ def _addbmm_kernel(xp, c, a, b, *, beta, alpha):
 
 
 def _addbmm_rule(g, a, b, beta, alpha, needs_input_grad):
+    beta, alpha = beta.conjugate(), alpha.conjugate()
     gc = _scaled(g, beta) if needs_input_grad[0] else None
-    ga = _scaled(_matmul(g, b.mT), alpha) if needs_input_grad[1] else None  # (B, n, k)
-    gb = _scaled(_matmul(a.mT, g), alpha) if needs_input_grad[2] else None  # (B, k, m)
+    ga = _scaled(_matmul(g, b.mH), alpha) if needs_input_grad[1] else None  # (B, n, k)
+    gb = _scaled(_matmul(a.mH, g), alpha) if needs_input_grad[2] else None  # (B, k, m)
     return gc, ga, gb
 
 
@@ -429,7 +462,7 @@ _addbmm = defop("addbmm", "none", _addbmm_kernel, _addbmm_rule)
 
 def _factors(input, beta, alpha):
     """torch casts alpha and beta to an integer tensor's type."""
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < dt.FLOATING:
         return int(beta), int(alpha)
     return beta, alpha
 
@@ -466,6 +499,9 @@ def _check_expandable(input, shape):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2)."""
     _expect_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
+    if mat1.is_sparse or mat2.is_sparse:
+        return beta * input + alpha * _sparse_mm(mat1, mat2)
+    input, mat1, mat2 = autocast_args("addmm", input, mat1, mat2)
     _check_addmm(input, mat1, mat2)
     beta, alpha = _factors(input, beta, alpha)
     return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
@@ -488,6 +524,7 @@ def _check_addmv(input, mat, vec):
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """beta * input + alpha * (mat @ vec)."""
     _expect_tensors("addmv", input=input, mat=mat, vec=vec)
+    input, mat, vec = autocast_args("addmv", input, mat, vec)
     _check_addmv(input, mat, vec)
     beta, alpha = _factors(input, beta, alpha)
     return _addmv(input, mat, vec, beta=beta, alpha=alpha)
@@ -513,6 +550,7 @@ def _check_addr(input, vec1, vec2):
 def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """beta * input + alpha * outer(vec1, vec2)."""
     _expect_tensors("addr", input=input, vec1=vec1, vec2=vec2)
+    input, vec1, vec2 = autocast_args("addr", input, vec1, vec2)
     _check_addr(input, vec1, vec2)
     beta, alpha = _factors(input, beta, alpha)
     return _addr(input, vec1, vec2, beta=beta, alpha=alpha)
@@ -538,6 +576,7 @@ def _check_batched(input, batch1, batch2, shape):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     _expect_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
+    input, batch1, batch2 = autocast_args("baddbmm", input, batch1, batch2)
     _check_batched(input, batch1, batch2, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(input, beta, alpha)
     return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
@@ -554,6 +593,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
     _expect_tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
+    input, batch1, batch2 = autocast_args("addbmm", input, batch1, batch2)
     _check_batched(input, batch1, batch2, (batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(input, beta, alpha)
     return _addbmm(input, batch1, batch2, beta=beta, alpha=alpha)
@@ -743,7 +783,7 @@ def trace(input):
 
 
 _cross = defop("linalg_cross", "none", lambda xp, a, b, *, dim: xp.cross(a, b, axis=dim),
-               lambda g, a, b, dim: (_cross(b, g, dim=dim), _cross(g, a, dim=dim)))
+               lambda g, a, b, dim: (_cross(b.conj(), g, dim=dim), _cross(g, a.conj(), dim=dim)))
 
 
 def cross(input, other, *, dim=-1):
@@ -1054,7 +1094,7 @@ def _einsum_operand_grad(g, inputs, terms, output, k, equation):
       * a repeated label (a diagonal, 'ii') gets a fresh letter joined to it by eye(n) -- the
         gradient lives on the diagonal, zero elsewhere."""
     others = [j for j in range(len(inputs)) if j != k]
-    operands = [g] + [inputs[j] for j in others]
+    operands = [g] + [inputs[j].conj() for j in others]  # einsum is linear in each operand
     subs = [output] + [terms[j] for j in others]
     seen = set("".join(subs))
     spare = iter(c for c in _LETTERS if c not in equation)
@@ -1078,19 +1118,23 @@ def _einsum_operand_grad(g, inputs, terms, output, k, equation):
 # 4. decompositions
 
 
-def _check_matrix(name, A, square=True, low_precision_ok=False):
-    """The checks torch.linalg functions share: >= 2 dims, square, a supported float dtype."""
+def _check_matrix(name, A, square=True, low_precision_ok=False, complex_ok=False):
+    """The checks torch.linalg functions share: >= 2 dims, square, a supported float dtype
+    (complex ones only where ember's rule handles them: `complex_ok`)."""
     _expect_tensors(name.replace(".", "_"), A=A)
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
-    _check_float(name, A, low_precision_ok)
+    _check_float(name, A, low_precision_ok, complex_ok)
 
 
-def _check_float(name, A, low_precision_ok=False):
-    if not A.dtype.is_floating_point:
+def _check_float(name, A, low_precision_ok=False, complex_ok=False):
+    if A.dtype.is_complex and not complex_ok:
+        raise NotImplementedError(f"{name}: ember's decompositions do not support complex "
+                                  f"matrices yet (got {dt.scalar_name(A.dtype)})")
+    if A.dtype.category < dt.FLOATING:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{dt.scalar_name(A.dtype)}")
     if A.dtype.np in _HALF and not low_precision_ok:
@@ -1120,13 +1164,13 @@ def _inv_kernel(xp, a):
 
 
 _inv = defop("linalg_inv", "none", _inv_kernel,
-             lambda g, out: (-(out.mT @ g @ out.mT),),  # d(A^-1) = -A^-1 dA A^-1
+             lambda g, out: (-(out.mH @ g @ out.mH),),  # d(A^-1) = -A^-1 dA A^-1
              node_name="LinalgInvExBackward0")
 
 
 def _det_rule(g, a, out):
-    # d det(A) = det(A) tr(A^-1 dA)  ->  grad = g det(A) A^-T (A must be invertible)
-    return ((g * out).unsqueeze(-1).unsqueeze(-1) * _inv(a).mT,)
+    # d det(A) = det(A) tr(A^-1 dA)  ->  grad = g conj(det(A)) A^-H (A must be invertible)
+    return ((g * out.conj()).unsqueeze(-1).unsqueeze(-1) * _inv(a).mH,)
 
 
 _det = defop("linalg_det", "none", lambda xp, a: xp.linalg.det(a), _det_rule,
@@ -1154,9 +1198,9 @@ def _solve_kernel(xp, a, b):
 
 
 def _solve_rule(g, a, out, needs_input_grad):
-    # X = A^-1 B:  gB = A^-T g,  gA = -gB X^T  (the engine sums broadcast batch dims)
-    gb = _solve(a.mT, g)
-    ga = -(gb @ out.mT) if needs_input_grad[0] else None
+    # X = A^-1 B:  gB = A^-H g,  gA = -gB X^H  (the engine sums broadcast batch dims)
+    gb = _solve(a.mH, g)
+    ga = -(gb @ out.mH) if needs_input_grad[0] else None
     return ga, gb
 
 
@@ -1408,7 +1452,8 @@ _matrix_rank = defop("linalg_matrix_rank", "none", _matrix_rank_kernel, differen
 
 def inv(A):
     """A^-1; raises LinAlgError for a singular matrix."""
-    _check_matrix("linalg.inv", A)
+    A, = autocast_args("linalg_inv", A)  # float32 under CPU autocast
+    _check_matrix("linalg.inv", A, complex_ok=True)
     return _inv(A)
 
 
@@ -1418,7 +1463,7 @@ def inverse(input):
 
 
 def det(A):
-    _check_matrix("linalg.det", A)
+    _check_matrix("linalg.det", A, complex_ok=True)
     return _det(A)
 
 
@@ -1448,10 +1493,17 @@ def logdet(input):
 
 def solve(A, B, *, left=True):
     """X with A X = B (left=True) or X A = B; B may be a (batch of) vector(s)."""
-    _expect_tensors("linalg_solve", A=A, B=B)
-    _check_matrix("linalg.solve", A)
+    A, B = autocast_args("linalg_solve", A, B)  # float32 under CPU autocast
+    A, B2, vector = _solve_operands("linalg.solve", A, B, left)
+    return _solve_result(_solve(A, B2), vector, left)
+
+
+def _solve_operands(name, A, B, left):
+    """solve's checks, and its operands as one left-hand problem A X = B2: (A, B2, vector)."""
+    _expect_tensors(name.replace(".", "_"), A=A, B=B)
+    _check_matrix(name, A, complex_ok=True)
     if A.dtype is not B.dtype:
-        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found "
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found "
                            f"A of type {dt.scalar_name(A.dtype)} and B of type "
                            f"{dt.scalar_name(B.dtype)} instead")
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
@@ -1461,12 +1513,16 @@ def solve(A, B, *, left=True):
     if B2.shape[-2] != A.shape[-1]:
         equation = "AX = B" if left else "XA = B"
         shape = (B2.shape[-2], B2.shape[-1]) if left else (B2.shape[-1], B2.shape[-2])
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation "
                            f"{equation} ({_dims(A.shape[-2:])} and {_dims(shape)})")
     message = broadcast_error([tuple(A.shape[:-2]), tuple(B2.shape[:-2])])
     if message:
         raise RuntimeError(message)
-    X = _solve(A, B2)
+    return A, B2, vector
+
+
+def _solve_result(X, vector, left):
+    """The solution of `_solve_operands`' problem in the shape the caller's B had."""
     if vector:
         return X.squeeze(-1)
     return X if left else X.mT
@@ -1487,6 +1543,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 
 def cholesky(A, *, upper=False):
     """L (lower, A = L L^T) or U = L^T (upper=True) of a symmetric positive-definite A."""
+    A, = autocast_args("linalg_cholesky", A)  # float32 under CPU autocast
     _check_matrix("linalg.cholesky", A)
     return _cholesky(A, upper=upper)
 
@@ -1503,6 +1560,7 @@ def qr(A, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
+    A, = autocast_args("linalg_qr", A)  # float32 under CPU autocast
     _check_matrix("linalg.qr", A, square=False)
     return linalg_qr_result(*_qr(A, mode=mode))
 
@@ -1515,6 +1573,7 @@ def _legacy_qr(input, some=True):
 def svd(A, full_matrices=True, *, driver=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending."""
     _check_driver("torch.linalg.svd", driver)
+    A, = autocast_args("linalg_svd", A)  # float32 under CPU autocast
     _check_matrix("linalg.svd", A, square=False)
     return linalg_svd_result(*_svd(A, full_matrices=full_matrices))
 
@@ -1536,6 +1595,7 @@ def _check_driver(name, driver):
 
 def svdvals(A, *, driver=None):
     _check_driver("torch.linalg.svdvals", driver)
+    A, = autocast_args("linalg_svdvals", A)  # float32 under CPU autocast
     _check_matrix("linalg.svdvals", A, square=False)
     return _svdvals(A)
 
@@ -1547,12 +1607,14 @@ def _check_uplo(name, UPLO):
 
 def eigh(A, UPLO="L"):
     """(eigenvalues ascending, eigenvectors) of a symmetric A, read from its UPLO triangle."""
+    A, = autocast_args("linalg_eigh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigh", A)
     _check_uplo("linalg.eigh", UPLO)
     return linalg_eigh_result(*_eigh(A, UPLO=UPLO))
 
 
 def eigvalsh(A, UPLO="L"):
+    A, = autocast_args("linalg_eigvalsh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigvalsh", A)
     _check_uplo("linalg.eigvalsh", UPLO)
     return _eigvalsh(A, UPLO=UPLO)
@@ -1575,6 +1637,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
         raise RuntimeError(f"linalg.pinv({dt.scalar_name(A.dtype)}{{{list(A.shape)}}}): expected "
                            "a tensor with 2 or more dimensions of float, double, cfloat or "
                            "cdouble types")
+    A, = autocast_args("linalg_pinv", A)  # float32 under CPU autocast
     _check_matrix("linalg.pinv", A, square=hermitian)
     atol, rtol = _tolerances(A, atol, rtol)
     return _pinv(A, atol=atol, rtol=rtol, hermitian=hermitian)
@@ -1597,6 +1660,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     if driver not in _LSTSQ_DRIVERS:
         raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of "
                            "(gels, gelsy, gelsd, gelss)")
+    A, B = autocast_args("linalg_lstsq", A, B)  # float32 under CPU autocast
     _check_matrix("torch.linalg.lstsq", A, square=False)
     if A.dtype is not B.dtype:
         raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same "
@@ -1658,6 +1722,7 @@ def _check_square_only(name, A):
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     """How many singular values exceed max(atol, rtol * largest); int64, no gradient."""
+    A, = autocast_args("linalg_matrix_rank", A)  # float32 under CPU autocast
     _check_matrix("linalg.matrix_rank", A, square=hermitian)
     if tol is not None:
         atol, rtol = tol, 0.0
@@ -1673,7 +1738,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if isinstance(ord, str) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
                         f"{type(ord).__name__}")
-    _check_float("linalg.vector_norm", x, low_precision_ok=True)
+    _check_float("linalg.vector_norm", x, low_precision_ok=True, complex_ok=True)
     dims = wrap_dims(None if dim == () or dim == [] else dim, x.ndim)
     if ord < 0 and x.numel() == 0 or ord == _INF and x.numel() == 0:
         empty = [d for d in dims if x.shape[d] == 0]
@@ -1745,6 +1810,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 def cond(A, p=None):
     """Condition number: largest / smallest singular value (p None, 2), the reverse (-2), or
     matrix_norm(A, p) * matrix_norm(inv(A), p)."""
+    A, = autocast_args("linalg_cond", A)  # float32 under CPU autocast
     _check_matrix("linalg.cond", A, square=p not in (None, 2, -2))
     if p in (None, 2, -2):
         values = svdvals(A)
@@ -1766,3 +1832,156 @@ def vecdot(x, y, *, dim=-1):
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """torch.diagonal with the last two dims as default."""
     return A.diagonal(offset=offset, dim1=dim1, dim2=dim2)
+
+
+# ----------------------------------------------------------------------------------------------
+# tensor equations, Vandermonde matrices, torch's older norm names, and the functions torch
+# removed in 1.9 (they raise, as torch's do, saying what replaces them)
+
+
+def tensorinv(input, ind=2):
+    """The tensor X with tensordot(input, X, ind) = identity: inv of input reshaped to
+    (prod(shape[:ind]), prod(shape[ind:])), given the shape shape[ind:] + shape[:ind]."""
+    _expect_tensors("linalg_tensorinv", input=input)
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = math.prod(input.shape[:ind]), math.prod(input.shape[ind:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return inv(input.reshape(rows, cols)).reshape(input.shape[ind:] + input.shape[:ind])
+
+
+def tensorsolve(input, other, dims=None):
+    """X with tensordot(input, X, X.ndim) = other; `dims` are moved to input's end first."""
+    _expect_tensors("linalg_tensorsolve", input=input, other=other)
+    if dims is not None:
+        dims = [wrap_dim(d, input.ndim) for d in dims]
+        kept = [d for d in range(input.ndim) if d not in dims]
+        input = input.permute(kept + dims)
+    rows = math.prod(input.shape[:other.ndim])
+    cols = math.prod(input.shape[other.ndim:])
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:])"
+                           f" == prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    result = solve(input.reshape(rows, cols), other.reshape(rows))
+    return result.reshape(input.shape[other.ndim:])
+
+
+def _powers(x, N):
+    """[1, x, x^2, ..., x^(N-1)] along a new last dim, as a running product (so x = 0 has the
+    derivative of x^k, not the nan of k x^(k-1) at k = 0)."""
+    ones = _creation.ones(x.shape + (1,), dtype=x.dtype, device=x.device)
+    if N == 1:
+        return ones
+    return cat([ones, x.unsqueeze(-1).expand(x.shape + (N - 1,)).cumprod(-1)], -1)
+
+
+def vander(x, N=None):
+    """linalg.vander: x[..., i] ** j for j = 0 .. N-1 (increasing powers; N defaults to x's
+    last size), batched."""
+    _expect_tensors("linalg_vander", x=x)
+    if x.dtype is dt.bool:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer "
+                           "tensors, but got Bool")
+    N = x.shape[-1] if N is None and x.ndim else N
+    if x.ndim == 0 or N is None or N <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    return _powers(x, N)
+
+
+@export(name="vander")
+def _legacy_vander(x, N=None, increasing=False):
+    """torch.vander: a 1-D x's powers, decreasing unless `increasing`; bools count as int64."""
+    _expect_tensors("vander", x=x)
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    N = x.shape[0] if N is None else N
+    if N < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x.dtype is dt.bool:
+        x = x.long()
+    if N == 0:
+        return _creation.empty((x.shape[0], 0), dtype=x.dtype, device=x.device)
+    result = _powers(x, N)
+    return result if increasing else result.flip(-1)
+
+
+@export(method=True)
+def dist(input, other, p=2):
+    """The p-norm of input - other (broadcast): vector_norm(input - other, p)."""
+    _expect_tensors("dist", input=input, other=other)
+    difference = input - other
+    if not difference.dtype.is_floating_point:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {dt.scalar_name(difference.dtype)} instead.")
+    return vector_norm(difference, p)
+
+
+@export
+def frobenius_norm(input, dim, keepdim=False):
+    """sqrt(sum x^2) over `dim` (torch keeps it for TorchScript; use linalg.vector_norm)."""
+    warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
+         "be removed in a future PyTorch release. Please use "
+         "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
+    return vector_norm(input, 2, dim, keepdim)
+
+
+@export
+def nuclear_norm(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum of singular values over the two dims `dim` (the last two when None); torch
+    keeps it for TorchScript: use linalg.matrix_norm(A, 'nuc')."""
+    warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
+         "removed in a future PyTorch release. Please use "
+         "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
+    if dim is None:
+        if input.ndim != 2:
+            raise RuntimeError(f"Expected a tensor with 2 dimensions, but got a tensor with "
+                               f"{input.ndim} dimension{'s' if input.ndim != 1 else ''} instead.")
+        dim = (-2, -1)
+    return matrix_norm(input, "nuc", dim, keepdim, dtype=dtype)
+
+
+_REMOVED = "This function was deprecated since version 1.9 and is now removed. "
+_REMOVED_HOW = {
+    "lstsq": "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq`"
+             " has reversed arguments and does not return the QR decomposition in the returned "
+             "tuple (although it returns other information about the problem).\n\nTo get the QR "
+             "decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in "
+             "`torch.lstsq` stored the residuals of the solution in the last m - n columns of "
+             "the returned value whenever m > n. In torch.linalg.lstsq, the residuals are in "
+             "the field 'residuals' of the returned named tuple.\n\nThe unpacking of the "
+             "solution, as in\nX, _ = torch.lstsq(B, A).solution[:A.size(1)]\nshould be "
+             "replaced with:\nX = torch.linalg.lstsq(A, B).solution",
+    "symeig": "The default behavior has changed from using the upper triangular portion of the "
+              "matrix by default to using the lower triangular portion.\n\nL, _ = "
+              "torch.symeig(A, upper=upper)\nshould be replaced with:\nL = "
+              "torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\nand\n\nL, V = "
+              "torch.symeig(A, eigenvectors=True)\nshould be replaced with:\nL, V = "
+              "torch.linalg.eigh(A, UPLO='U' if upper else 'L')",
+    "eig": "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather "
+           "than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A)\nshould be "
+           "replaced with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, "
+           "eigenvectors=True)\nshould be replaced with:\nL_complex, V_complex = "
+           "torch.linalg.eig(A)",
+    "solve": "`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve`"
+             " has its arguments reversed and does not return the LU factorization.\n\nTo get "
+             "the LU factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
+             "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX = "
+             "torch.linalg.solve(A, B)",
+    "matrix_rank": "\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter "
+                   "'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
+}
+
+
+def _removed(name, method):
+    def removed(*args, **kwargs):
+        raise RuntimeError(_REMOVED + _REMOVED_HOW[name])
+    removed.__name__ = name
+    removed.__doc__ = (f"Removed in torch 1.9 (raises, as torch's does): "
+                       f"{_REMOVED_HOW[name].strip().splitlines()[0]}")
+    export(removed, name=name, method=method)
+
+
+for _name in ("lstsq", "symeig", "eig", "solve", "matrix_rank"):
+    _removed(_name, method=_name != "matrix_rank")

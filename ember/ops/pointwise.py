@@ -15,18 +15,21 @@ kernel raises NotImplementedError for a dtype torch has no kernel for (`hypot` o
 
 Read next: `reduce.py`.
 """
+import cmath
 import functools
 import math
 import numbers
+import operator
 from types import MethodType
 
 import numpy as np  # np.errstate, dtypes and Python-number casts only; kernels compute with `xp`
 
 from .. import _dtype as dt
+from .. import return_types
 from .._tensor import Tensor
-from ._op import defop, export
+from ._op import EXPORTS, REGISTRY, defop, export
 
-_BOOL, _INT, _FLOAT = dt.BOOL, dt.INTEGER, dt.FLOATING
+_BOOL, _INT, _FLOAT, _COMPLEX = dt.BOOL, dt.INTEGER, dt.FLOATING, dt.COMPLEX
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
 # ----------------------------------------------------------------------------------------------
@@ -56,6 +59,30 @@ def _zeros(g):
     return g.new_zeros(g.shape)
 
 
+def _real_only(name, kernel, message=None, error=NotImplementedError):
+    """A kernel torch has for real types only (NumPy would order complex numbers, or apply a
+    real formula to them): complex input raises `error` with torch's message."""
+    @functools.wraps(kernel)  # Op reads the kernel's signature through __wrapped__
+    def run(xp, a, *args, **attrs):
+        if a.dtype.kind == "c":
+            _refuse_complex(name, a, message, error)
+        return kernel(xp, a, *args, **attrs)
+    return run
+
+
+def _refuse_complex(name, a, message=None, error=NotImplementedError):
+    d = dt._BY_NUMPY[a.dtype]
+    raise error(message or f"\"{name}\" not implemented for '{dt.scalar_name(d)}'")
+
+
+def _conj(x):
+    """The complex conjugate of a tensor or a Python number (itself when real: the rules of
+    real graphs pay this one check)."""
+    if isinstance(x, Tensor):
+        return x if x._dtype.category != _COMPLEX else x.conj()
+    return x.conjugate()
+
+
 def _typed(a, value):
     """Python number `value` in a's dtype, wrapping out-of-range integers as torch does
     (NumPy 2 refuses uint8(-1))."""
@@ -73,7 +100,7 @@ def _no_derivative(name):
 
 
 def _is_number(x):
-    return isinstance(x, numbers.Real) and not isinstance(x, Tensor)
+    return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 
 
 def _check_operands(name, input, other, numbers_ok):
@@ -163,7 +190,9 @@ def _abs_kernel(xp, a):
 
 
 def _relu_kernel(xp, a):
-    if a.dtype.kind == "b":
+    if a.dtype.kind in "bc":
+        if a.dtype.kind == "c":
+            raise NotImplementedError("clamp is not supported for complex types")
         raise RuntimeError("Boolean inputs not supported for relu")
     return xp.maximum(a, 0)
 
@@ -180,56 +209,113 @@ def _sigmoid(xp, a):
 
 def _sign_kernel(xp, a):
     """-1, 0 or 1; torch gives 0 for nan (NumPy's sign would give nan)."""
-    if a.dtype.kind == "b":
+    if a.dtype.kind in "bc":
+        if a.dtype.kind == "c":
+            raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support "
+                                      "complex numbers. Please use torch.sgn instead.")
         return a.copy()
     return (a > 0).astype(a.dtype) - (a < 0).astype(a.dtype)
 
 
 _q = _quiet  # the table below is wide enough already
+# Holomorphic functions take the conjugate of their derivative (`.conj()`, free on real
+# tensors): torch's gradient of a complex input is dL/d(re) + i dL/d(im), which for
+# y = f(z) is g * conj(f'(z)). See ops/complex.py.
 # name               promotion forward                          backward
-_unary("abs",        "same",  _abs_kernel,                      lambda g, a: (g * a.sgn(),),
-       aliases=("absolute",))
+_abs = _unary("abs", "none",  _abs_kernel,                      lambda g, a: (g * a.sgn(),),
+              aliases=("absolute",), inplace=False)
 _unary("neg",        "same",  _neg_kernel,                      lambda g: (-g,),
        aliases=("negative",))
-_unary("exp",        "float", _q(lambda xp, a: xp.exp(a)),      lambda g, out: (g * out,))
-_unary("exp2",       "float", _q(lambda xp, a: xp.exp2(a)),     lambda g, out: (g * out * _LN2,))
-_unary("expm1",      "float", _q(lambda xp, a: xp.expm1(a)),    lambda g, out: (g * (out + 1),))
-_unary("log",        "float", _q(lambda xp, a: xp.log(a)),      lambda g, a: (g / a,))
-_unary("log2",       "float", _q(lambda xp, a: xp.log2(a)),     lambda g, a: (g / (a * _LN2),))
-_unary("log10",      "float", _q(lambda xp, a: xp.log10(a)),    lambda g, a: (g / (a * _LN10),))
-_unary("log1p",      "float", _q(lambda xp, a: xp.log1p(a)),    lambda g, a: (g / (a + 1),))
-_unary("sqrt",       "float", _q(lambda xp, a: xp.sqrt(a)),     lambda g, out: (g / (2 * out),))
+_unary("exp",        "float", _q(lambda xp, a: xp.exp(a)),      lambda g, out: (g * out.conj(),))
+_unary("exp2",       "float", _q(lambda xp, a: xp.exp2(a)),
+       lambda g, out: (g * out.conj() * _LN2,))
+_unary("expm1",      "float", _q(lambda xp, a: xp.expm1(a)),
+       lambda g, out: (g * (out + 1).conj(),))
+_unary("log",        "float", _q(lambda xp, a: xp.log(a)),      lambda g, a: (g / a.conj(),))
+_unary("log2",       "float", _q(lambda xp, a: xp.log2(a)),
+       lambda g, a: (g / (a.conj() * _LN2),))
+_unary("log10",      "float", _q(lambda xp, a: xp.log10(a)),
+       lambda g, a: (g / (a.conj() * _LN10),))
+_unary("log1p",      "float", _q(lambda xp, a: xp.log1p(a)),
+       lambda g, a: (g / (a + 1).conj(),))
+_unary("sqrt",       "float", _q(lambda xp, a: xp.sqrt(a)),
+       lambda g, out: (g / (2 * out.conj()),))
 _unary("rsqrt",      "float", _q(lambda xp, a: 1 / xp.sqrt(a)),
-       lambda g, out: (-0.5 * g * out ** 3,))
-_unary("reciprocal", "float", _q(lambda xp, a: 1 / a),          lambda g, out: (-g * out * out,))
-_unary("sin",        "float", lambda xp, a: xp.sin(a),          lambda g, a: (g * a.cos(),))
-_unary("cos",        "float", lambda xp, a: xp.cos(a),          lambda g, a: (-g * a.sin(),))
+       lambda g, out: (-0.5 * g * (out ** 3).conj(),))
+_unary("reciprocal", "float", _q(lambda xp, a: 1 / a),
+       lambda g, out: (-g * (out * out).conj(),))
+_unary("sin",        "float", lambda xp, a: xp.sin(a),          lambda g, a: (g * a.cos().conj(),))
+_unary("cos",        "float", lambda xp, a: xp.cos(a),
+       lambda g, a: (-g * a.sin().conj(),))
 _unary("tan",        "float", lambda xp, a: xp.tan(a),
-       lambda g, out: (g * (1 + out * out),))
+       lambda g, out: (g * (1 + out * out).conj(),))
 _unary("asin",       "float", _q(lambda xp, a: xp.arcsin(a)),
-       lambda g, a: (g * (1 - a * a).rsqrt(),), aliases=("arcsin",))
+       lambda g, a: (g * (1 - a * a).rsqrt().conj(),), aliases=("arcsin",))
 _unary("acos",       "float", _q(lambda xp, a: xp.arccos(a)),
-       lambda g, a: (-g * (1 - a * a).rsqrt(),), aliases=("arccos",))
-_unary("atan",       "float", lambda xp, a: xp.arctan(a),       lambda g, a: (g / (a * a + 1),),
-       aliases=("arctan",))
-_unary("sinh",       "float", _q(lambda xp, a: xp.sinh(a)),     lambda g, a: (g * a.cosh(),))
-_unary("cosh",       "float", _q(lambda xp, a: xp.cosh(a)),     lambda g, a: (g * a.sinh(),))
+       lambda g, a: (-g * (1 - a * a).rsqrt().conj(),), aliases=("arccos",))
+_unary("atan",       "float", lambda xp, a: xp.arctan(a),
+       lambda g, a: (g / (a * a + 1).conj(),), aliases=("arctan",))
+_unary("sinh",       "float", _q(lambda xp, a: xp.sinh(a)),
+       lambda g, a: (g * a.cosh().conj(),))
+_unary("cosh",       "float", _q(lambda xp, a: xp.cosh(a)),
+       lambda g, a: (g * a.sinh().conj(),))
 _unary("tanh",       "float", lambda xp, a: xp.tanh(a),
-       lambda g, out: (_tanh_backward(g, out),))
+       lambda g, out: (_tanh_backward(g, out) if out._dtype.category != _COMPLEX
+                       else g * (1 - out * out).conj(),))
 _unary("asinh",      "float", lambda xp, a: xp.arcsinh(a),
-       lambda g, a: (g * (a * a + 1).rsqrt(),), aliases=("arcsinh",))
+       lambda g, a: (g * (a * a + 1).rsqrt().conj(),), aliases=("arcsinh",))
 _unary("acosh",      "float", _q(lambda xp, a: xp.arccosh(a)),
-       lambda g, a: (g * (a * a - 1).rsqrt(),), aliases=("arccosh",))
-_unary("atanh",      "float", _q(lambda xp, a: xp.arctanh(a)),  lambda g, a: (g / (1 - a * a),),
-       aliases=("arctanh",))
+       lambda g, a: (g * (a * a - 1).rsqrt().conj(),), aliases=("arccosh",))
+_unary("atanh",      "float", _q(lambda xp, a: xp.arctanh(a)),
+       lambda g, a: (g / (1 - a * a).conj(),), aliases=("arctanh",))
 _unary("sigmoid",    "float", _q(_sigmoid),
-       lambda g, out: (_sigmoid_backward(g, out),))
+       lambda g, out: (_sigmoid_backward(g, out) if out._dtype.category != _COMPLEX
+                       else g * (out * (1 - out)).conj(),))
 _unary("relu",       "same",  _relu_kernel,
        lambda g, out: (_threshold_backward(g, out, threshold=0),))
-_unary("deg2rad",    "float", lambda xp, a: a * (math.pi / 180), lambda g: (g * (math.pi / 180),))
-_unary("rad2deg",    "float", lambda xp, a: a * (180 / math.pi), lambda g: (g * (180 / math.pi),))
+_unary("deg2rad",    "float", _real_only("deg2rad", lambda xp, a: a * (math.pi / 180),
+                                        "deg2rad is not supported for complex tensors.",
+                                        RuntimeError),
+       lambda g: (g * (math.pi / 180),))
+_unary("rad2deg",    "float", _real_only("rad2deg", lambda xp, a: a * (180 / math.pi),
+                                        "rad2deg is not supported for complex tensors.",
+                                        RuntimeError),
+       lambda g: (g * (180 / math.pi),))
 _unary("sign",       "same",  _sign_kernel,                     lambda g: (_zeros(g),))
-_unary("sgn",        "same",  _sign_kernel,                     lambda g: (_zeros(g),))
+_sgn = defop("sgn",  "same",  _sign_kernel,                     lambda g: (_zeros(g),))
+_sgn_complex = defop("sgn_complex", "same", _quiet(lambda xp, a: xp.where(a == 0, 0, a / abs(a))),
+                     lambda g, a, out: (_sgn_backward(g, a, out),), node_name="SgnBackward0")
+
+
+def _sgn_backward(g, z, s):
+    """s = z / |z| moves only with the angle of z: the gradient is the part of g across the
+    unit circle at s, divided by |z| (i s Im(conj(s) g) / |z|), and 0 at z = 0."""
+    r = _abs(z)
+    return _keep((g - s * (s.conj() * g).real) / r, r != 0)
+
+
+@export(method=True)
+def sgn(input):
+    """The sign, extended to complex numbers: z / |z| (0 at 0); torch.sign for real input."""
+    op = _sgn_complex if input._dtype.category == _COMPLEX else _sgn
+    return op(input)
+
+
+@export(function=False, method=True)
+def sgn_(self):
+    """In-place sgn."""
+    return (_sgn_complex if self._dtype.category == _COMPLEX else _sgn).inplace(self)
+
+
+@export(function=False, method=True)
+def abs_(self):
+    """In-place abs; refused for complex tensors (the result is real), as in torch."""
+    if self._dtype.category == _COMPLEX:
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return _abs.inplace(self)
+
+
+export(abs_, name="absolute_", function=False, method=True)
 
 
 # The backward of the common activations is one op each (one pass over memory, one dispatch),
@@ -280,13 +366,15 @@ def _rounding(name, fn):
     """A floor/ceil/trunc kernel: integers come back unchanged (as a copy), bools are refused."""
     def kernel(xp, a):
         _refuse(name, a, _BOOL)
+        if a.dtype.kind == "c":
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
         return fn(xp, a) if _category(a) == _FLOAT else a.copy()
     return kernel
 
 
 def _round_kernel(xp, a, *, decimals):
     """Round half to even, at `decimals` digits after the point (negative: before it)."""
-    _refuse("round", a, _BOOL)
+    _refuse("round", a, _BOOL, _COMPLEX)
     if _category(a) != _FLOAT:
         if decimals != 0:
             _refuse("round", a, _INT)
@@ -298,7 +386,7 @@ def _round_kernel(xp, a, *, decimals):
 
 
 def _frac_kernel(xp, a):
-    _refuse("frac", a, _BOOL, _INT)
+    _refuse("frac", a, _BOOL, _INT, _COMPLEX)
     return a - xp.trunc(a)
 
 
@@ -337,7 +425,7 @@ def _logit_rule(g, a, eps):
     return (_keep(grad, (a >= eps) & (a <= 1 - eps)),)
 
 
-_logit = defop("logit", "float", _logit_kernel, _logit_rule)
+_logit = defop("logit", "float", _real_only("logit", _logit_kernel), _logit_rule)
 
 
 @export(method=True)
@@ -352,6 +440,11 @@ def logit_(self, eps=None):
 
 
 def _nan_to_num_kernel(xp, a, *, nan, posinf, neginf):
+    if a.dtype.kind == "c":  # each part on its own, as torch
+        out = xp.empty_like(a)
+        out.real = _nan_to_num_kernel(xp, a.real, nan=nan, posinf=posinf, neginf=neginf)
+        out.imag = _nan_to_num_kernel(xp, a.imag, nan=nan, posinf=posinf, neginf=neginf)
+        return out
     if _category(a) != _FLOAT:
         return a.copy()
     info = dt.finfo(dt._BY_NUMPY[a.dtype])
@@ -381,6 +474,8 @@ def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
 
 def _clamp_kernel(xp, a, lo, hi):
     _refuse("clamp", a, _BOOL)
+    if a.dtype.kind == "c":
+        raise NotImplementedError("clamp is not supported for complex types")
     if lo is not None:
         a = xp.maximum(a, lo)  # nan stays nan, as in torch
     if hi is not None:
@@ -633,11 +728,11 @@ def _erf_kernel(xp, a):
 
 _erf_series = _in_float64(_erf64)
 _erf_tanh = _in_float64(_erf_tanh64, block=1 << 16)
-_unary("erf", "float", _erf_kernel,
+_unary("erf", "float", _real_only("erf", _erf_kernel),
        lambda g, a: (g * _TWO_OVER_SQRT_PI * (-a * a).exp(),))
-_unary("erfc", "float", _in_float64(_erfc64),
+_unary("erfc", "float", _real_only("erfc", _in_float64(_erfc64)),
        lambda g, a: (-g * _TWO_OVER_SQRT_PI * (-a * a).exp(),))
-_unary("erfinv", "float", _in_float64(_erfinv64),
+_unary("erfinv", "float", _real_only("erfinv", _in_float64(_erfinv64)),
        lambda g, out: (g * (math.sqrt(math.pi) / 2) * (out * out).exp(),))
 
 
@@ -650,7 +745,10 @@ def _scaled(a, b, alpha):
     category = _category(a)
     if isinstance(alpha, bool) and category != _BOOL:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if not isinstance(alpha, numbers.Integral) and category != _FLOAT:
+    if isinstance(alpha, complex) and category != _COMPLEX:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
+    if not isinstance(alpha, numbers.Integral) and category < _FLOAT:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
     return b if alpha == 1 else b * _typed(a, alpha)
@@ -663,25 +761,25 @@ _sub = defop("sub", "arith", lambda xp, a, b: a - b,
              lambda g, needs_input_grad: (g, -g if needs_input_grad[1] else None))
 _add_alpha = defop("add_alpha", "arith", lambda xp, a, b, *, alpha: a + _scaled(a, b, alpha),
                    lambda g, alpha, needs_input_grad: (
-                       g, g * alpha if needs_input_grad[1] else None),
+                       g, g * _conj(alpha) if needs_input_grad[1] else None),
                    node_name="AddBackward0")
 _sub_alpha = defop("sub_alpha", "arith", lambda xp, a, b, *, alpha: a - _scaled(a, b, alpha),
                    lambda g, alpha, needs_input_grad: (
-                       g, g * -alpha if needs_input_grad[1] else None),
+                       g, g * -_conj(alpha) if needs_input_grad[1] else None),
                    node_name="SubBackward0")
 _mul = defop("mul", "arith", lambda xp, a, b: a * b,
-             lambda g, a, b, needs_input_grad: (g * b if needs_input_grad[0] else None,
-                                                g * a if needs_input_grad[1] else None))
+             lambda g, a, b, needs_input_grad: (g * _conj(b) if needs_input_grad[0] else None,
+                                                g * _conj(a) if needs_input_grad[1] else None))
 _div = defop("div", "float", _quiet(lambda xp, a, b: a / b),
              lambda g, a, b, needs_input_grad: (
-                 g / b if needs_input_grad[0] else None,
-                 -g * a / (b * b) if needs_input_grad[1] else None))
+                 g / _conj(b) if needs_input_grad[0] else None,
+                 -g * _conj(a / (b * b)) if needs_input_grad[1] else None))
 # With a Python number as `b` only that number is kept for backward (as torch does): the tensor
 # operand is not saved, so modifying it in place later cannot invalidate the graph.
-_mul_scalar = defop("mul_scalar", "arith", lambda xp, a, b: a * b, lambda g, b: (g * b, None),
-                    node_name="MulBackward0")
+_mul_scalar = defop("mul_scalar", "arith", lambda xp, a, b: a * b,
+                    lambda g, b: (g * _conj(b), None), node_name="MulBackward0")
 _div_scalar = defop("div_scalar", "float", _quiet(lambda xp, a, b: a / b),
-                    lambda g, b: (g / b, None), node_name="DivBackward0")
+                    lambda g, b: (g / _conj(b), None), node_name="DivBackward0")
 
 
 def _alpha_op(plain, scaled, alpha):
@@ -785,7 +883,7 @@ def _check_int_divisor(b):
 @_quiet
 def _div_trunc_kernel(xp, a, b):
     """Quotient rounded toward zero (C's integer division)."""
-    _refuse("div_trunc", a, _BOOL)
+    _refuse("div_trunc", a, _BOOL, _COMPLEX)
     if _category(a) == _FLOAT:
         return xp.trunc(a / b)
     _check_int_divisor(b)
@@ -796,7 +894,7 @@ def _div_trunc_kernel(xp, a, b):
 def _div_floor_kernel(xp, a, b):
     """Quotient rounded down (Python's //; for floats NumPy and torch use the same fmod-based
     algorithm, so results agree to the bit)."""
-    _refuse("div_floor", a, _BOOL)
+    _refuse("div_floor", a, _BOOL, _COMPLEX)
     if _category(a) != _FLOAT:
         _check_int_divisor(b)
     return xp.floor_divide(a, b)
@@ -871,13 +969,21 @@ _operator("__mul__", _mul, _mul_scalar, mul)
 _operator("__rmul__", _mul, lambda number, tensor: _mul_scalar(tensor, number), mul,
           reflected=True)
 _operator("__truediv__", _div, _div_scalar, div)
-_operator("__rtruediv__", _div, _div, div, reflected=True)
+
+
+def _rdiv(number, tensor):
+    """`number / tensor` is `tensor.reciprocal() * number` in torch (Tensor.__rdiv__), which
+    rounds twice: 255 / x differs from a true division in the last bit."""
+    return REGISTRY["reciprocal"](tensor) * number
+
+
+_operator("__rtruediv__", _div, _rdiv, _rdiv, reflected=True)
 
 
 @_quiet
 def _remainder_kernel(xp, a, b):
     """Python's %: the result has the divisor's sign."""
-    _refuse("remainder", a, _BOOL)
+    _refuse("remainder", a, _BOOL, _COMPLEX)
     if _category(a) != _FLOAT:
         _check_int_divisor(b)
     return xp.remainder(a, b)
@@ -886,7 +992,7 @@ def _remainder_kernel(xp, a, b):
 @_quiet
 def _fmod_kernel(xp, a, b):
     """C's fmod: the result has the dividend's sign."""
-    _refuse("fmod", a, _BOOL)
+    _refuse("fmod", a, _BOOL, _COMPLEX)
     if _category(a) != _FLOAT:
         _check_int_divisor(b)
     return xp.fmod(a, b)
@@ -927,7 +1033,7 @@ def _int_power(xp, a, b):
 @_quiet
 def _pow_kernel(xp, a, b):
     _refuse("pow", a, _BOOL)
-    return xp.power(a, b) if _category(a) == _FLOAT else _int_power(xp, a, b)
+    return xp.power(a, b) if _category(a) >= _FLOAT else _int_power(xp, a, b)
 
 
 @_quiet
@@ -941,27 +1047,43 @@ def _pow_tensor_scalar_kernel(xp, a, b):
 
 
 def _pow_tensor_scalar_rule(g, a, b):
-    return (_zeros(g) if b == 0 else g * b * a ** (b - 1)), None
+    return (_zeros(g) if b == 0 else g * _conj(b * a ** (b - 1))), None
+
+
+def _nonnegative(b):
+    """b >= 0, where a complex b counts only if it is real (the exponents for which torch
+    takes d/db 0^b as 0)."""
+    if b._dtype.category == _COMPLEX:
+        return (b.imag == 0) & (b.real >= 0)
+    return b >= 0
 
 
 def _pow_tensor_tensor_rule(g, a, b, out, needs_input_grad):
     """d/da = b a^(b-1), taken as 0 where b = 0; d/db = a^b log a, taken as 0 where a = 0 and
-    b >= 0. The masks go on the factors (exponent 0, log 0), so no 0 * inf is ever formed."""
+    b >= 0. The masks go on the factors (exponent 0, log 0), so no 0 * inf is ever formed.
+    A real base of a complex power takes the complex log (log -2 = log 2 + i pi)."""
     ga = gb = None
     if needs_input_grad[0]:
-        ga = g * b * a ** _keep(b - 1, b != 0)
+        ga = g * _conj(b * a ** _keep(b - 1, b != 0))
     if needs_input_grad[1]:
-        gb = g * out * _keep(a.log(), (a != 0) | (b < 0))
+        base = a if a._dtype is out._dtype else a.to(out._dtype)
+        gb = g * _conj(out * _keep(base.log(), (a != 0) | ~_nonnegative(b)))
     return ga, gb
 
 
 def _log_number(x):
+    if isinstance(x, complex):
+        return cmath.log(x) if x != 0 else -math.inf
     return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
 
 
 def _pow_scalar_tensor_rule(g, a, b, out):
     """d/db a^b = a^b log a; for a = 0 that is inf * -inf where b < 0, and torch takes 0 where
-    b >= 0."""
+    b >= 0. A complex power of a real number takes its complex log."""
+    if out._dtype.category == _COMPLEX:
+        if a == 0:
+            return None, _keep(g * _conj(out * -math.inf), ~_nonnegative(b))
+        return None, g * _conj(out * _log_number(complex(a)))
     if a == 0:
         return None, _keep(g * -math.inf, b < 0)
     return None, g * out * _log_number(a)
@@ -1012,7 +1134,10 @@ def square_(self):
 
 
 def _as_double(x):
-    return x.to(dt.float64) if isinstance(x, Tensor) else x
+    """float_power's compute type: float64, or complex128 for complex operands."""
+    if isinstance(x, Tensor):
+        return x.to(dt.complex128 if x._dtype.category == _COMPLEX else dt.float64)
+    return x
 
 
 @export(method=True)
@@ -1036,10 +1161,10 @@ def float_power_(self, exponent):
 
 
 def _float_only(name, fn):
-    """A kernel for ops torch defines on floating types only (hypot, logaddexp, ...)."""
+    """A kernel for ops torch defines on real floating types only (hypot, logaddexp2, ...)."""
     @_quiet
     def kernel(xp, a, b):
-        _refuse(name, a, _BOOL, _INT)
+        _refuse(name, a, _BOOL, _INT, _COMPLEX)
         return fn(xp, a, b)
     return kernel
 
@@ -1096,38 +1221,62 @@ def _heaviside_kernel(xp, a, b):
     return xp.where(a == 0, b, a > 0).astype(a.dtype, copy=False)
 
 
-_binary("atan2", defop("atan2", "float", lambda xp, a, b: xp.arctan2(a, b), _atan2_rule),
-        "none", aliases=("arctan2",))
+_binary("atan2", defop("atan2", "float", _real_only("atan2", lambda xp, a, b: xp.arctan2(a, b)),
+                       _atan2_rule), "none", aliases=("arctan2",))
 _binary("hypot", defop("hypot", "arith", _float_only("hypot", lambda xp, a, b: xp.hypot(a, b)),
                        lambda g, a, b, out: (g * a / out, g * b / out)), "none")
-_binary("maximum", defop("maximum", "arith", lambda xp, a, b: xp.maximum(a, b), _maximum_rule),
-        "none", inplace=False)
-_binary("minimum", defop("minimum", "arith", lambda xp, a, b: xp.minimum(a, b), _minimum_rule),
-        "none", inplace=False)
-_binary("fmax", defop("fmax", "arith", lambda xp, a, b: xp.fmax(a, b), _fmax_rule),
-        "none", inplace=False)
-_binary("fmin", defop("fmin", "arith", lambda xp, a, b: xp.fmin(a, b), _fmin_rule),
-        "none", inplace=False)
-_binary("logaddexp", defop("logaddexp", "arith",
-                           _float_only("logaddexp", lambda xp, a, b: xp.logaddexp(a, b)),
-                           lambda g, a, b: (g * (a - b).sigmoid(), g * (b - a).sigmoid())),
+def _ordered(name, fn):
+    """maximum / minimum / fmax / fmin: complex numbers have no order (RuntimeError, as torch)."""
+    return _real_only(name, fn, f"{name} not implemented for complex tensors.", RuntimeError)
+
+
+_binary("maximum", defop("maximum", "arith", _ordered("maximum", lambda xp, a, b: xp.maximum(a, b)),
+                         _maximum_rule), "none", inplace=False)
+_binary("minimum", defop("minimum", "arith", _ordered("minimum", lambda xp, a, b: xp.minimum(a, b)),
+                         _minimum_rule), "none", inplace=False)
+_binary("fmax", defop("fmax", "arith", _ordered("fmax", lambda xp, a, b: xp.fmax(a, b)),
+                      _fmax_rule), "none", inplace=False)
+_binary("fmin", defop("fmin", "arith", _ordered("fmin", lambda xp, a, b: xp.fmin(a, b)),
+                      _fmin_rule), "none", inplace=False)
+
+
+@_quiet
+def _logaddexp_kernel(xp, a, b):
+    """log(exp(a) + exp(b)); NumPy's ufunc is real only, so complex numbers factor out the one
+    with the larger real part: m + log(1 + exp(other - m))."""
+    _refuse("logaddexp", a, _BOOL, _INT)
+    if a.dtype.kind != "c":
+        return xp.logaddexp(a, b)
+    a, b = xp.broadcast_arrays(a, b)
+    m = xp.where(a.real >= b.real, a, b)
+    other = xp.where(a.real >= b.real, b, a)
+    return m + xp.log1p(xp.exp(other - m))
+
+
+_binary("logaddexp", defop("logaddexp", "arith", _logaddexp_kernel,
+                           lambda g, a, b: (g * (a - b).sigmoid().conj(),
+                                            g * (b - a).sigmoid().conj())),
         "none", inplace=False)
 _binary("logaddexp2", defop("logaddexp2", "arith",
                             _float_only("logaddexp2", lambda xp, a, b: xp.logaddexp2(a, b)),
                             lambda g, a, b: (g * ((a - b) * _LN2).sigmoid(),
                                              g * ((b - a) * _LN2).sigmoid())),
         "none", inplace=False)
-_binary("copysign", defop("copysign", "float", lambda xp, a, b: xp.copysign(a, b),
+_binary("copysign", defop("copysign", "float",
+                          _real_only("copysign", lambda xp, a, b: xp.copysign(a, b)),
                           _copysign_rule), "other")
 _binary("nextafter", defop("nextafter", "arith",
                            _float_only("nextafter", lambda xp, a, b: xp.nextafter(a, b)),
                            lambda g, a, b: (_keep(g, a != b), _zeros(g))), "none")
-_xlogy = _binary("xlogy", defop("xlogy", "float", _xlogy_kernel, _xlogy_rule), "either")
+_xlogy = _binary("xlogy", defop("xlogy", "float", _real_only("xlogy", _xlogy_kernel),
+                                _xlogy_rule), "either")
 _heaviside = defop("heaviside", "arith", _heaviside_kernel, _no_derivative("heaviside"))
 
 
 def _check_heaviside(input, values):
     _check_operands("heaviside", input, values, "none")
+    if input.dtype.is_complex or values.dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
 
@@ -1157,8 +1306,8 @@ def _lerp_kernel(xp, a, b, w):
 
 
 def _lerp_rule(g, a, b, w, needs_input_grad):
-    gw = g * (b - a) if needs_input_grad[2] else None
-    return g * (1 - w), g * w, gw
+    gw = g * _conj(b - a) if needs_input_grad[2] else None
+    return g * _conj(1 - w), g * _conj(w), gw
 
 
 # torch's overloads: a number weight (LerpBackward0, no edge for it) or a tensor (LerpBackward1)
@@ -1176,7 +1325,7 @@ def _check_lerp(input, end, weight):
     if not isinstance(weight, Tensor) and not _is_number(weight):
         raise TypeError(f"lerp(): argument 'weight' must be Tensor or Number, not "
                         f"{type(weight).__name__}")
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < _FLOAT:
         raise NotImplementedError(f"\"lerp\" not implemented for "
                                   f"'{dt.scalar_name(input.dtype)}'")
 
@@ -1204,9 +1353,10 @@ def _addcdiv_kernel(xp, a, b, c, *, value):
 
 
 _addcmul = defop("addcmul", "arith", _addcmul_kernel,
-                 lambda g, b, c, value: (g, g * value * c, g * value * b))
+                 lambda g, b, c, value: (g, g * _conj(value * c), g * _conj(value * b)))
 _addcdiv = defop("addcdiv", "arith", _quiet(_addcdiv_kernel),
-                 lambda g, b, c, value: (g, g * value / c, -g * value * b / (c * c)))
+                 lambda g, b, c, value: (g, g * _conj(value / c),
+                                         -g * _conj(value * b / (c * c))))
 
 
 def _check_addc(name, tensors):
@@ -1214,8 +1364,8 @@ def _check_addc(name, tensors):
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
                             f"not {type(x).__name__}")
-    if name.startswith("addcdiv") and not (tensors[1].dtype.is_floating_point
-                                           or tensors[2].dtype.is_floating_point):
+    if name.startswith("addcdiv") and not (tensors[1].dtype.category >= _FLOAT
+                                           or tensors[2].dtype.category >= _FLOAT):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future release "
             "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
@@ -1310,13 +1460,24 @@ export(_FunctionAndMethod(where, _where_method), name="where", method=True)
 # ----------------------------------------------------------------------------------------------
 # comparisons (never differentiable; in-place versions store 0/1 in self's dtype)
 
+
+def _ordering(name, compare):
+    """lt, le, gt, ge: complex numbers have no order (NumPy would compare them
+    lexicographically)."""
+    def kernel(xp, a, b):
+        if a.dtype.kind == "c":
+            _refuse_complex(name + "_cpu", a)
+        return compare(a, b)
+    return kernel
+
+
 for _name, _alias, _kernel in (
         ("eq", None, lambda xp, a, b: a == b),
         ("ne", "not_equal", lambda xp, a, b: a != b),
-        ("lt", "less", lambda xp, a, b: a < b),
-        ("le", "less_equal", lambda xp, a, b: a <= b),
-        ("gt", "greater", lambda xp, a, b: a > b),
-        ("ge", "greater_equal", lambda xp, a, b: a >= b)):
+        ("lt", "less", _ordering("lt", operator.lt)),
+        ("le", "less_equal", _ordering("le", operator.le)),
+        ("gt", "greater", _ordering("gt", operator.gt)),
+        ("ge", "greater_equal", _ordering("ge", operator.ge))):
     _binary(_name, defop(_name, "compare", _kernel, differentiable=False), "other",
             aliases=() if _alias is None else (_alias,))
 
@@ -1330,7 +1491,7 @@ def equal(input, other):
 
 def _isclose_kernel(xp, a, b, *, rtol, atol, equal_nan):
     """|a - b| <= atol + rtol |b|, or equal (so inf matches inf), or both nan if equal_nan."""
-    if _category(a) != _FLOAT:
+    if _category(a) < _FLOAT:
         a, b = a.astype(xp.float64), b.astype(xp.float64)  # no wrap-around in a - b
     close = a == b
     diff = xp.abs(a - b)
@@ -1373,7 +1534,7 @@ _unary("logical_not", "none", lambda xp, a: xp.logical_not(a), differentiable=Fa
 
 def _bitwise(name, fn):
     def kernel(xp, a, b):
-        _refuse(name, a, _FLOAT)
+        _refuse(name, a, _FLOAT, _COMPLEX)
         return fn(a, b)
     return kernel
 
@@ -1382,7 +1543,7 @@ def _shift_kernel(name, left):
     """Shifts by a negative count or by at least the bit width give 0 (or the sign, for a right
     shift of a signed type), as in torch; NumPy leaves those to the hardware."""
     def kernel(xp, a, b):
-        _refuse(name, a, _FLOAT, _BOOL)
+        _refuse(name, a, _FLOAT, _BOOL, _COMPLEX)
         bits = a.dtype.itemsize * 8
         outside = (b < 0) | (b >= bits)
         count = xp.where(outside, 0, b)
@@ -1403,7 +1564,7 @@ for _name, _left in (("bitwise_left_shift", True), ("bitwise_right_shift", False
 
 
 def _bitwise_not_kernel(xp, a):
-    _refuse("bitwise_not", a, _FLOAT)
+    _refuse("bitwise_not", a, _FLOAT, _COMPLEX)
     return xp.invert(a)
 
 
@@ -1414,10 +1575,14 @@ _unary("bitwise_not", "same", _bitwise_not_kernel, differentiable=False)
 # classification: bool results, never differentiable
 
 
-def _classify(name, test, otherwise):
-    """A test on floats; for integers and bools the answer is `otherwise` everywhere."""
+def _classify(name, test, otherwise, refuse_complex=None):
+    """A test on floats (and complex numbers, where NumPy's test looks at both parts, as
+    torch's; `refuse_complex`: torch's error for those it does not take); for integers and
+    bools the answer is `otherwise` everywhere."""
     def kernel(xp, a):
-        if _category(a) == _FLOAT:
+        if refuse_complex and a.dtype.kind == "c":
+            raise refuse_complex[0](refuse_complex[1])
+        if _category(a) >= _FLOAT:
             return test(xp, a)
         return xp.full(a.shape, otherwise)
     _unary(name, "none", kernel, inplace=False, differentiable=False)
@@ -1426,8 +1591,68 @@ def _classify(name, test, otherwise):
 _classify("isnan", lambda xp, a: xp.isnan(a), False)
 _classify("isinf", lambda xp, a: xp.isinf(a), False)
 _classify("isfinite", lambda xp, a: xp.isfinite(a), True)
-_classify("isposinf", lambda xp, a: a == math.inf, False)
-_classify("isneginf", lambda xp, a: a == -math.inf, False)
-_classify("isreal", lambda xp, a: xp.ones(a.shape, bool), True)  # no complex dtypes here
-_unary("signbit", "none", lambda xp, a: xp.signbit(a) if _category(a) == _FLOAT else a < 0,
+_classify("isposinf", lambda xp, a: a == math.inf, False,
+          (RuntimeError, "isposinf does not support complex inputs."))
+_classify("isneginf", lambda xp, a: a == -math.inf, False,
+          (RuntimeError, "isneginf does not support complex inputs."))
+_classify("isreal", lambda xp, a: a.imag == 0 if a.dtype.kind == "c" else xp.ones(a.shape, bool),
+          True)
+_unary("signbit", "none",
+       _real_only("signbit", lambda xp, a: xp.signbit(a) if _category(a) == _FLOAT else a < 0,
+                  "signbit is not implemented for complex tensors."),
        inplace=False, differentiable=False)
+
+
+# ----------------------------------------------------------------------------------------------
+# number theory and the float's parts: gcd, lcm (integers only, not differentiable), ldexp,
+# frexp
+
+
+def _integers_only(name, fn):
+    def kernel(xp, a, b):
+        _refuse(name + "_cpu", a, _BOOL, _FLOAT)
+        return fn(xp, a, b)
+    return kernel
+
+
+_gcd = defop("gcd", "arith", _integers_only("gcd", lambda xp, a, b: xp.gcd(a, b)),
+             differentiable=False)
+_lcm = defop("lcm", "arith", _integers_only("lcm", lambda xp, a, b: xp.lcm(a, b)),
+             differentiable=False)
+for _name, _op in (("gcd", _gcd), ("lcm", _lcm)):
+    _binary(_name, _op, "none")
+
+
+def _ldexp_rule(g, b, out, needs_input_grad):
+    """out = a 2^b:  d/da = 2^b,  d/db = out ln 2."""
+    ga = _ldexp(g, b) if needs_input_grad[0] else None
+    gb = g * out * _LN2 if needs_input_grad[1] else None
+    return ga, gb
+
+
+_ldexp = defop("ldexp", "float", _quiet(lambda xp, a, b: a * xp.exp2(b)), _ldexp_rule)
+_binary("ldexp", _ldexp, "none")
+
+
+def _frexp_kernel(xp, a):
+    """(mantissa in (-1, 1), int32 exponent) with a = mantissa 2^exponent; inf and nan keep
+    their value with exponent 0. bfloat16 splits in float32 (its values are exact there)."""
+    if _category(a) != _FLOAT:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    x = a.astype(np.float32) if a.dtype == dt.bfloat16.np else a
+    mantissa, exponent = xp.frexp(x)
+    return mantissa.astype(a.dtype), exponent.astype(np.int32)
+
+
+_frexp = defop("frexp", "none", _frexp_kernel,
+               lambda g, out: (_ldexp(g[0], -out[1]),))  # mantissa = a 2^-exponent
+
+
+@export(method=True)
+def frexp(input):
+    """(mantissa, exponent): input = mantissa * 2 ** exponent, |mantissa| in [0.5, 1)."""
+    return return_types.frexp(*_frexp(input))
+
+
+for _name in ("gcd_", "lcm_", "ldexp_"):  # torch has these in-place ones as functions too
+    export(EXPORTS[_name][0], name=_name, function=True, method=True)

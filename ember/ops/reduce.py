@@ -128,6 +128,14 @@ def _require_float(name, input):
                                   f"'{dt.scalar_name(input.dtype)}'")
 
 
+def _require_real(name, input, message=None, error=NotImplementedError):
+    """Complex numbers have no order: max, sort, median, ... refuse them (NumPy would compare
+    them lexicographically), with torch's error."""
+    if input.dtype.is_complex:
+        raise error(message or f'"{name}" not implemented for '
+                    f"'{dt.scalar_name(input.dtype)}'")
+
+
 # gradient helpers (on Tensors, so that rules stay differentiable)
 
 def _unreduce(g, shape, dims, keepdim):
@@ -231,7 +239,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean over `dim` (all dims when None); floating inputs only, as in torch."""
     if dtype is not None:
         input = input.to(dtype)
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < dt.FLOATING:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: "
                            f"{dt.scalar_name(input.dtype)}")
@@ -253,6 +261,7 @@ _nansum = defop("nansum", "none", _nansum_kernel, lambda g, a, dims, keepdim: (
 @export(method=True)
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """sum() treating NaN as zero."""
+    _require_real("nansum", input, "nansum on CPU does not support complex inputs", RuntimeError)
     if dtype is not None and input.dtype is not dtype:
         input = input.to(dtype)
     return _nansum(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
@@ -262,6 +271,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """mean() of the non-NaN elements: nansum / their count (torch composes it the same way,
     so its grad_fn is DivBackward0)."""
+    _require_real("nansum", input, "nansum on CPU does not support complex inputs", RuntimeError)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
                            f"but got {dt.scalar_name(input.dtype)}")
@@ -292,8 +302,8 @@ def _prod_grad(g, a, out, dim):
     with zeros, (product before k) * (product after k), which never divides and stays
     differentiable for double backward. `g` and `out` keep the reduced dim."""
     if not (a == 0).any():
-        return g * out / a
-    return g * _exclusive_cumprod(a, dim) * _exclusive_cumprod(a, dim, reverse=True)
+        return g * (out / a).conj()
+    return g * (_exclusive_cumprod(a, dim) * _exclusive_cumprod(a, dim, reverse=True)).conj()
 
 
 def _prod_rule(g, a, out, dim, keepdim):
@@ -371,8 +381,10 @@ def _extreme(name, largest, input, dim, keepdim):
     if isinstance(dim, Tensor):  # max(a, b) / min(a, b): torch's maximum / minimum
         return input.maximum(dim) if largest else input.minimum(dim)
     if dim is None:
+        _require_real(name + "_all", input)
         _require_elements(name, input, (), full=True)
         return (_max if largest else _min)(input, largest=largest)
+    _require_real(name, input)
     dim = wrap_dim(dim, input.ndim)
     _require_elements(name, input, (dim,), full=False)
     op = _max_dim if largest else _min_dim
@@ -404,6 +416,7 @@ def _dim_or_other(name, dim, other):
 
 
 def _amax_like(name, largest, input, dim, keepdim):
+    _require_real(("max" if largest else "min") + "_values_cpu", input)
     dims = _reduce_dims(dim, input.ndim)
     _require_elements(name, input, dims, full=_every_dim(dim))
     return (_amax if largest else _amin)(input, dims=dims, keepdim=keepdim, largest=largest)
@@ -438,6 +451,7 @@ _argmin = defop("argmin", "none", _arg_extreme_kernel, differentiable=False)
 def _arg_extreme(name, largest, input, dim, keepdim):
     if input.dtype is dt.bool:
         raise RuntimeError(f"{name}(): does not support bool input")
+    _require_real(name, input, f"{name}(): does not support complex input", RuntimeError)
     if dim is None:
         if input.numel() == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
@@ -474,6 +488,7 @@ _aminmax = defop("aminmax", "none", _aminmax_kernel, _aminmax_rule)
 @export(method=True)
 def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) in one call, over one dim or the whole tensor."""
+    _require_real("aminmax_cpu", input)
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
@@ -493,36 +508,43 @@ def aminmax(input, *, dim=None, keepdim=False):
 
 
 def _moments(xp, a, dims, correction):
-    """(variance, mean), both with the reduced dims kept; half types computed in float32."""
+    """(variance, mean), both with the reduced dims kept; half types computed in float32. The
+    variance of complex numbers is the mean squared distance |a - mean|^2, a real number."""
     x = a.astype(_accumulate_dtype(a) or a.dtype, copy=False)
     n = _count(a.shape, dims)
     with _quiet(xp):  # no elements or no degrees of freedom: nan / inf, as in torch
         mean = xp.sum(x, axis=dims, keepdims=True) / n
         dev = x - mean
-        var = xp.sum(dev * dev, axis=dims, keepdims=True) / builtins.max(n - correction, 0)
+        square = dev.real * dev.real + dev.imag * dev.imag if dev.dtype.kind == "c" else dev * dev
+        var = xp.sum(square, axis=dims, keepdims=True) / builtins.max(n - correction, 0)
     return var, mean
+
+
+def _real_dtype(a):
+    """The dtype of a's real part (a's own for real a)."""
+    return a.real.dtype
 
 
 def _var_kernel(xp, a, *, dims, keepdim, correction):
     var, _ = _moments(xp, a, dims, correction)
-    return _squeeze_dims(xp, var, dims, keepdim).astype(a.dtype, copy=False)
+    return _squeeze_dims(xp, var, dims, keepdim).astype(_real_dtype(a), copy=False)
 
 
 def _std_kernel(xp, a, *, dims, keepdim, correction):
     var, _ = _moments(xp, a, dims, correction)
-    return _squeeze_dims(xp, xp.sqrt(var), dims, keepdim).astype(a.dtype, copy=False)
+    return _squeeze_dims(xp, xp.sqrt(var), dims, keepdim).astype(_real_dtype(a), copy=False)
 
 
 def _var_mean_kernel(xp, a, *, dims, keepdim, correction):
     var, mean = _moments(xp, a, dims, correction)
-    return tuple(_squeeze_dims(xp, x, dims, keepdim).astype(a.dtype, copy=False)
-                 for x in (var, mean))
+    return (_squeeze_dims(xp, var, dims, keepdim).astype(_real_dtype(a), copy=False),
+            _squeeze_dims(xp, mean, dims, keepdim).astype(a.dtype, copy=False))
 
 
 def _std_mean_kernel(xp, a, *, dims, keepdim, correction):
     var, mean = _moments(xp, a, dims, correction)
-    return tuple(_squeeze_dims(xp, x, dims, keepdim).astype(a.dtype, copy=False)
-                 for x in (xp.sqrt(var), mean))
+    return (_squeeze_dims(xp, xp.sqrt(var), dims, keepdim).astype(_real_dtype(a), copy=False),
+            _squeeze_dims(xp, mean, dims, keepdim).astype(a.dtype, copy=False))
 
 
 def _var_grad(g, a, dims, keepdim, correction):
@@ -564,7 +586,7 @@ def _var_args(name, input, dim, unbiased, correction):
         raise TypeError(f"{name}(): pass either `unbiased` or `correction`, not both")
     if correction is None:
         correction = 0 if unbiased is False else 1
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < dt.FLOATING:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _reduce_dims(dim, input.ndim)
     if _count(input.shape, dims) - correction <= 0:
@@ -609,20 +631,21 @@ def _logsumexp_kernel(xp, a, *, dims, keepdim):
         if builtins.any(a.shape[d] == 0 for d in dims):
             out = xp.log(xp.sum(xp.exp(a), axis=dims, keepdims=keepdim, dtype=acc))
             return out.astype(a.dtype, copy=False)
-        m = xp.amax(a, axis=dims, keepdims=True)
+        m = xp.amax(a.real, axis=dims, keepdims=True)  # complex: shift by the real part
         m = xp.where(xp.isinf(m), 0, m)
         out = xp.log(xp.sum(xp.exp(a - m), axis=dims, keepdims=True, dtype=acc)) + m
     return _squeeze_dims(xp, out, dims, keepdim).astype(a.dtype, copy=False)
 
 
 _logsumexp = defop("logsumexp", "none", _logsumexp_kernel, lambda g, a, out, dims, keepdim: (
-    _unreduce(g, a.shape, dims, keepdim) * (a - _unreduce(out, a.shape, dims, keepdim)).exp(),))
+    _unreduce(g, a.shape, dims, keepdim)
+    * (a - _unreduce(out, a.shape, dims, keepdim)).exp().conj(),))
 
 
 @export(method=True)
 def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) over `dim`, computed stably; integers go to the default float."""
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < dt.FLOATING:
         input = input.to(dt.get_default_dtype())
     return _logsumexp(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim)
 
@@ -642,18 +665,18 @@ def _norm_kernel(xp, a, *, ord, dims, keepdim):
             out = xp.sqrt(xp.sum(x * x, axis=dims, keepdims=keepdim))
         else:
             out = xp.sum(x ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-    return xp.asarray(out).astype(a.dtype, copy=False)
+    return xp.asarray(out).astype(_real_dtype(a), copy=False)
 
 
 def _norm_rule(g, a, out, ord, dims, keepdim):
     """d ||a||_p / d a = sign(a) |a|^(p-1) / ||a||^(p-1), with torch's special cases: p=0 has
     zero gradient, inf-norms split it among the tied largest |a|, and a zero norm or a zero
-    element gives zero instead of 0/0."""
+    element gives zero instead of 0/0. For complex a, sign(a) is a / |a| (sgn)."""
     g = _unreduce(g, a.shape, dims, keepdim)
     out = _unreduce(out, a.shape, dims, keepdim)
     if ord == 0:
         return (a.new_zeros(a.shape),)
-    sign = a.sign()
+    sign = a.sgn()
     if ord == 1:
         return (g * sign,)
     if ord == 2:
@@ -690,7 +713,7 @@ def _norm_order(p, dim):
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """The vector p-norm of the elements over `dim` (p = 'fro', any number, inf or -inf)."""
     ord = _norm_order(p, dim)
-    if not input.dtype.is_floating_point:
+    if input.dtype.category < dt.FLOATING:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {dt.scalar_name(input.dtype)}")
     if dtype is not None and input.dtype is not dtype:
@@ -744,6 +767,7 @@ _argsort_op = defop("argsort", "none", lambda xp, a, *, dim, descending: _argsor
 def sort(input, dim=-1, descending=False, stable=None):
     """(values, indices) sorted along `dim`. Always stable; passing `stable` (True or False)
     only changes the grad_fn name, as in torch (SortBackward1)."""
+    _require_real("sort", input, "Sort does not support complex dtypes on CPU", RuntimeError)
     op = _sort if stable is None else _sort_stable
     values, indices = op(input, dim=wrap_dim(dim, input.ndim), descending=bool(descending))
     return return_types.sort(values, indices)
@@ -753,6 +777,7 @@ def sort(input, dim=-1, descending=False, stable=None):
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort `input` along `dim`. Always stable (ties keep their order), which
     is also a valid answer when `stable` is False."""
+    _require_real("sort", input, "Sort does not support complex dtypes on CPU", RuntimeError)
     return _argsort_op(input, dim=wrap_dim(dim, input.ndim), descending=bool(descending))
 
 
@@ -787,6 +812,7 @@ _topk = defop("topk", "none", _topk_kernel, _sort_rule)
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) values along `dim` and their indices, best first. The order
     is sorted whether or not `sorted` is set (torch leaves it unspecified then)."""
+    _require_real("topk", input, "topk does not support complex dtypes on CPU", RuntimeError)
     dim = wrap_dim(dim, input.ndim)
     if input.dtype is dt.bool:
         raise RuntimeError("topk does not support bool dtypes on CPU")
@@ -809,6 +835,7 @@ _kthvalue = defop("kthvalue", "none", _kthvalue_kernel, _extreme_dim_rule)
 @export(method=True)
 def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest value along `dim` (k counts from 1) and its index."""
+    _require_real("kthvalue_cpu", input)
     dim = wrap_dim(dim, input.ndim)
     _require_elements("kthvalue", input, (dim,), full=False)
     size = input.shape[dim] if input.ndim else 1
@@ -853,6 +880,7 @@ _nanmedian_dim = defop("nanmedian_dim", "none", _median_dim_kernel, _extreme_dim
 
 
 def _median_like(name, ignore_nan, input, dim, keepdim):
+    _require_real(name + "_cpu", input)
     if input.dtype is dt.bool:
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
     if dim is None:
@@ -906,6 +934,7 @@ _mode = defop("mode", "none", _mode_kernel, _extreme_dim_rule)
 @export(method=True)
 def mode(input, dim=-1, keepdim=False):
     """(values, indices) of the most frequent value along `dim`."""
+    _require_real("mode_cpu", input)
     dim = wrap_dim(dim, input.ndim)
     _require_elements("mode", input, (dim,), full=False)
     values, indices = _mode(input, dim=dim, keepdim=keepdim)
@@ -959,20 +988,21 @@ def _cumprod_rule(g, a, out, dim):
     holds (later outputs are 0); at the first zero z it is the reverse cumsum of g times the
     cumprod of the slice with a_z replaced by one; after z every term holds a_z = 0. That masked
     formula is right but its own derivative is not (the zeros after z hide how they depend on
-    a_z), so a backward that records a graph uses `_cumprod_grad_quadratic` instead, as torch."""
+    a_z), so a backward that records a graph uses `_cumprod_grad_quadratic` instead, as torch.
+    Complex inputs take the conjugate of every product (see ops/complex.py)."""
     if a.ndim == 0:
         return (g,)
     zero = a == 0
     if not zero.any():
-        return (_reverse_cumsum(g * out, dim) / a,)
+        return (_reverse_cumsum(g * out.conj(), dim) / a.conj(),)
     if is_grad_enabled():
         return (_cumprod_grad_quadratic(g, a, dim),)
     seen = zero.cumsum(dim)
     before = seen == 0
     first = zero * (seen == 1)
     safe = a * before + (seen != 0)  # a before the first zero, 1 from there on
-    part1 = _reverse_cumsum(g * out, dim) / safe * before
-    part2 = _reverse_cumsum(g * (a + first).cumprod(dim), dim) * first
+    part1 = _reverse_cumsum(g * out.conj(), dim) / safe.conj() * before
+    part2 = _reverse_cumsum(g * (a + first).cumprod(dim).conj(), dim) * first
     return (part1 + part2,)
 
 
@@ -988,7 +1018,7 @@ def _cumprod_grad_quadratic(g, a, dim):
     c = a_last.unsqueeze(-2) * (1 - identity) + identity  # (..., k, j)
     steps = arange(n, device=a.device)
     later = steps.unsqueeze(0) >= steps.unsqueeze(1)  # (k, i): i >= k
-    grad = (c.cumprod(-1) * g_last.unsqueeze(-2) * later).sum(-1)
+    grad = (c.cumprod(-1).conj() * g_last.unsqueeze(-2) * later).sum(-1)
     return grad.transpose(dim, -1)
 
 
@@ -1033,6 +1063,7 @@ _cummin = defop("cummin", "none", _cum_extreme_kernel, _cum_extreme_rule)
 @export(method=True)
 def cummax(input, dim):
     """(values, indices) of the running maximum along `dim`."""
+    _require_real("cummax_cpu", input)
     values, indices = _cummax(input, dim=wrap_dim(dim, input.ndim), largest=True)
     return return_types.cummax(values, indices)
 
@@ -1040,6 +1071,7 @@ def cummax(input, dim):
 @export(method=True)
 def cummin(input, dim):
     """(values, indices) of the running minimum along `dim`."""
+    _require_real("cummin_cpu", input)
     values, indices = _cummin(input, dim=wrap_dim(dim, input.ndim), largest=False)
     return return_types.cummin(values, indices)
 
@@ -1167,6 +1199,7 @@ def _unique_result(values, inverse, counts, return_inverse, return_counts):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """The unique elements (or slices along `dim`), always sorted; optionally the index of each
     input element in the result and how often each occurs."""
+    _require_real("unique", input)
     if dim is not None:
         if input.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
@@ -1177,6 +1210,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 @export(method=True)
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """unique() of each run of equal neighbours, in order (no sorting)."""
+    _require_real("unique_consecutive", input)
     if dim is not None:
         dim = wrap_dim(dim, input.ndim)
     return _unique_result(*_unique_consecutive(input, dim=dim), return_inverse, return_counts)
@@ -1259,6 +1293,155 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         later, earlier = input[_slice_along(dim, 1, None)], input[_slice_along(dim, None, -1)]
         input = later != earlier if input.dtype is dt.bool else later - earlier
     return input
+
+
+# ----------------------------------------------------------------------------------------------
+# renorm: rescale the slices whose p-norm exceeds maxnorm
+
+
+def _renorm_kernel(xp, a, *, p, dims, maxnorm):
+    """a * factor, factor = maxnorm / (norm + 1e-7) on the slices whose p-norm over `dims`
+    exceeds maxnorm, 1 elsewhere (torch's epsilon)."""
+    norms = _norm_kernel(xp, a, ord=p, dims=dims, keepdim=True)
+    with _quiet(xp):
+        factor = xp.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return a * factor.astype(a.dtype)
+
+
+def _renorm_rule(g, a, p, dims, maxnorm):
+    """d(a f(n))/da with n the slice's norm: g f + a's part through n, which is the norm's
+    rule applied to sum(g a) f'(n), f'(n) = -maxnorm / (n + 1e-7)^2 where rescaled."""
+    norms = _norm(a, ord=p, dims=dims, keepdim=True)
+    over = norms > maxnorm
+    factor = (maxnorm / (norms + 1e-7)).where(over, 1.0)
+    slope = (-maxnorm / ((norms + 1e-7) * (norms + 1e-7))).where(over, 0.0)
+    through_norm = (g * a).sum(dims, keepdim=True) * slope
+    return (g * factor + _norm_rule(through_norm, a, norms, p, dims, True)[0],)
+
+
+_renorm = defop("renorm", "none", _renorm_kernel, _renorm_rule)
+
+
+def _renorm_args(input, p, dim, maxnorm):
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} "
+                           "dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor "
+                           f"as input. Got {dt.scalar_name(input.dtype)}")
+    dim = wrap_dim(dim, input.ndim)
+    others = tuple(d for d in range(input.ndim) if d != dim)
+    return {"p": builtins.float(p), "dims": others, "maxnorm": builtins.float(maxnorm)}
+
+
+@export(method=True)
+def renorm(input, p, dim, maxnorm):
+    """Each slice input.select(dim, i) whose p-norm exceeds maxnorm, scaled down to maxnorm."""
+    return _renorm(input, **_renorm_args(input, p, dim, maxnorm))
+
+
+@export(function=False, method=True)
+def renorm_(self, p, dim, maxnorm):
+    """In-place renorm."""
+    return _renorm.inplace(self, **_renorm_args(self, p, dim, maxnorm))
+
+
+# ----------------------------------------------------------------------------------------------
+# segment_reduce: reductions over consecutive runs (segments) along one dim
+
+_SEGMENT_REDUCTIONS = {"sum": "sum", "prod": "prod", "mean": "sum", "max": "amax",
+                       "amax": "amax", "min": "amin", "amin": "amin"}
+_SEGMENT_IDENTITY = {"sum": 0.0, "prod": 1.0, "mean": 0.0, "max": -math.inf,
+                     "amax": -math.inf, "min": math.inf, "amin": math.inf}
+
+
+def _segment_ids_kernel(xp, lengths, *, size):
+    """For each position along the reduced dim, the index of the segment holding it."""
+    ends = xp.cumsum(lengths, axis=-1)
+    positions = xp.arange(size)
+    return (positions >= ends[..., :, None]).sum(axis=-2).astype(xp.int64)
+
+
+_segment_ids = defop("segment_ids", "none", _segment_ids_kernel, differentiable=False)
+
+
+@export
+def segment_reduce(data, reduce, *, lengths=None, indices=None, offsets=None, axis=0,
+                   unsafe=False, initial=None):
+    """Reduce `data` over consecutive segments along `axis` given by `lengths` (or `offsets`,
+    their running boundaries): sum, prod, mean, max or min; `initial` joins every segment
+    (and is an empty segment's value; without it an empty segment is the reduction's
+    identity, nan for mean)."""
+    if reduce not in _SEGMENT_REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    if indices is not None:
+        raise RuntimeError("segment_reduce(): indices based reduction is not supported yet.")
+    if not data.dtype.is_floating_point:
+        raise NotImplementedError(f"\"_segment_reduce_cpu\" not implemented for "
+                                  f"'{dt.scalar_name(data.dtype)}'")
+    if lengths is None:
+        if offsets is None:
+            raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
+        lengths = offsets[..., 1:] - offsets[..., :-1]
+    axis = wrap_dim(axis, data.ndim)
+    if axis != lengths.ndim - 1:
+        raise RuntimeError(f"segment_reduce(): Expected axis to be the last dimension of "
+                           f"lengths but got {axis}.")
+    size = data.shape[axis]
+    if not unsafe and builtins.bool((lengths.sum(-1) != size).any()):
+        raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum "
+                           "to data.size(lengths.dim()-1) when !unsafe.")
+    ids = _segment_ids(lengths, size=size)
+    ids = ids.reshape(tuple(ids.shape) + (1,) * (data.ndim - axis - 1)).expand(data.shape)
+    shape = list(data.shape)
+    shape[axis] = lengths.shape[-1]
+    extreme = reduce in ("max", "amax", "min", "amin")
+    start = _SEGMENT_IDENTITY[reduce] if initial is None or extreme else float(initial)
+    out = data.new_full(shape, start).scatter_reduce(axis, ids, data,
+                                                     _SEGMENT_REDUCTIONS[reduce])
+    if extreme:  # `initial` as a bound: a tie with it leaves the gradient to the data
+        if initial is None:
+            return out
+        wins = out >= initial if reduce in ("max", "amax") else out <= initial
+        return out.where(wins, float(initial))
+    if reduce != "mean":
+        return out
+    counts = lengths.to(data.dtype).reshape(tuple(lengths.shape) +
+                                            (1,) * (data.ndim - axis - 1))
+    return out / (counts.clamp(min=1) if initial is not None else counts)
+
+
+# ----------------------------------------------------------------------------------------------
+# hash_tensor: the xor of every element's 64-bit pattern
+
+
+def _hash_kernel(xp, a, *, dims, keepdim):
+    """Each element as a 64-bit float (floating dtypes) or integer, its bits read as uint64,
+    xor-reduced over `dims`."""
+    wide = a.astype(xp.float64 if a.dtype.kind == "f" or a.dtype.kind == "V" or
+                    a.dtype.type.__module__.startswith("ml_dtypes") else xp.int64)
+    return xp.bitwise_xor.reduce(wide.view(xp.uint64), axis=dims, keepdims=keepdim)
+
+
+_hash_tensor = defop("hash_tensor", "none", _hash_kernel, differentiable=False)
+
+
+@export(method=True)
+def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
+    """A uint64 hash of the elements (of each slice along `dim`): the xor of their bit
+    patterns after widening to float64 / int64 (mode 0, the only mode torch has)."""
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    if _every_dim(dim) and input.numel() == 0:
+        raise RuntimeError("hash_tensor: Expected reduction dim to be specified for "
+                           "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                           "argument.")
+    return _hash_tensor(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -41,6 +41,11 @@ def _strided_view(xp, a, shape, strides, offset=0):
     Read-only when two elements share memory (a stride 0 over a dim of size > 1): torch refuses
     in-place writes into such tensors, and a read-only array makes ours fail the same way."""
     stride_tricks = xp.lib.stride_tricks
+    if a.dtype.kind == "V" or a.dtype.type.__module__.startswith("ml_dtypes"):
+        # NumPy's as_strided cannot rebuild every ml_dtypes type (float8_e5m2) from its array
+        # interface: stride the same bytes as unsigned integers, then view them back
+        return _strided_view(xp, a.view(f"u{a.itemsize}"), shape, strides,
+                             offset).view(a.dtype)
     if offset:
         # a 1-element array at the target address: walk |offset| bytes forwards or backwards
         step = a.itemsize if offset > 0 else -a.itemsize
@@ -298,7 +303,7 @@ _t = defop("t", "none", lambda xp, a: a.T, lambda g: (g.t(),), view=True, node_n
 @export(method=True)
 def adjoint(input):
     """The conjugate transpose of a batch of matrices (real tensors: `mT`)."""
-    return _matrix_transpose(input, "adjoint()")
+    return _matrix_transpose(input, "adjoint()").conj()
 
 
 _permute = defop("permute", "none", lambda xp, a, *, dims: xp.transpose(a, dims),
@@ -388,8 +393,8 @@ def matrix_transpose(self):
 
 
 def matrix_adjoint(self):
-    """`x.mH` (the conjugate is a no-op for real tensors)."""
-    return _matrix_transpose(self, "mH")
+    """`x.mH`: the conjugate transpose of a batch of matrices (`mT` for real tensors)."""
+    return _matrix_transpose(self, "mH").conj()
 
 
 def adjoint_2d(self):
@@ -397,12 +402,12 @@ def adjoint_2d(self):
     if self.ndim == 0:
         warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
                       UserWarning, stacklevel=2)
-        return _permute(self, dims=())
+        return _permute(self, dims=()).conj()
     if self.ndim != 2:
         hint = " For batches of matrices, consider using tensor.mH" if self.ndim > 2 else ""
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
                            f"{self.ndim}-D tensor.{hint}")
-    return _transpose(self, dim0=0, dim1=1)
+    return _transpose(self, dim0=0, dim1=1).conj()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1332,8 +1337,11 @@ _flip = defop("flip", "none", lambda xp, a, *, dims: xp.flip(a, dims).copy(order
 
 
 @export(method=True)
-def flip(input, *dims):
-    """Reverse the order of elements along `dims`: a copy."""
+def flip(input, *args, dims=None):
+    """Reverse the order of elements along `dims` (given positionally or as dims=): a copy."""
+    if dims is not None and args:
+        raise TypeError("flip() got multiple values for argument 'dims'")
+    dims = args if dims is None else (dims,)
     return _flip(input, dims=wrap_dims(parse_size(dims, "dims"), input.ndim))
 
 
@@ -1553,3 +1561,139 @@ def unsqueeze_(self, dim):
 @export(function=False, method=True)
 def as_strided_(self, size, stride, storage_offset=None):
     return _become(self, as_strided(self, size, stride, storage_offset))
+
+
+# ----------------------------------------------------------------------------------------------
+# block_diag, cartesian_prod, combinations: new tensors assembled from views and cat, so they
+# differentiate for free
+
+
+@export
+def block_diag(*tensors):
+    """The inputs (0-d as 1x1, 1-d as a row) along the diagonal of one matrix, zeros elsewhere;
+    the dtype is their promoted one."""
+    blocks = []
+    for k, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                               f"Input {k} has {t.ndim} dimensions")
+        blocks.append(t.reshape(1, -1) if t.ndim < 2 else t)
+    if not blocks:
+        from .._creation import empty
+
+        return empty((1, 0))
+    dtype = blocks[0].dtype
+    for b in blocks[1:]:
+        dtype = dt.promote_types(dtype, b.dtype)
+    width = builtins.sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        right = width - left - b.shape[1]
+        zeros = [b.new_zeros((b.shape[0], n), dtype=dtype) for n in (left, right)]
+        rows.append(cat([zeros[0], b.to(dtype), zeros[1]], 1))
+        left += b.shape[1]
+    return cat(rows, 0)
+
+
+def _vector(name, t):
+    if t.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+
+
+@export
+def cartesian_prod(*tensors):
+    """Every combination of one element from each 1-D input, as rows (itertools.product's
+    order); a single input comes back as it is."""
+    for t in tensors:
+        _vector("cartesian_prod", t)
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+@export
+def combinations(input, r=2, with_replacement=False):
+    """The length-r combinations of a 1-D input's elements, as rows (itertools' order)."""
+    import itertools
+
+    from .._creation import tensor
+
+    _vector("combinations", input)
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    choose = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    if r == 0:  # an empty vector outside the graph, as torch's
+        return input.detach().new_empty((0,))
+    index = list(choose(range(input.shape[0]), r))
+    index = tensor(index, dtype=dt.int64, device=input.device).reshape(len(index), r)
+    return input[index]  # indexing, even when empty, so the result stays in the graph
+
+
+# ----------------------------------------------------------------------------------------------
+# the *_copy functions (a view's values in new memory: torch's functional forms of views),
+# unsafe_split and friends (split without the view bookkeeping torch skips; here the same),
+# as_strided_scatter
+
+
+def _copy_of(view_fn, name):
+    def copy(input, *args, **kwargs):
+        result = view_fn(input, *args, **kwargs)
+        if isinstance(result, tuple):
+            return tuple(r.clone() for r in result)
+        return result.clone()
+    copy.__name__ = copy.__qualname__ = name
+    copy.__doc__ = f"torch.{name}: {view_fn.__name__}() of input, copied into new memory."
+    return copy
+
+
+def _slice_view(input, dim=0, start=None, end=None, step=1):
+    """input[start:end:step] along `dim` (what torch.slice_copy copies)."""
+    dim = wrap_dim(dim, input.ndim)
+    index = [builtins.slice(None)] * input.ndim
+    index[dim] = builtins.slice(start, end, step)
+    return input[tuple(index)]
+
+
+def _expand_view(input, size, *, implicit=False):
+    return expand(input, size)
+
+
+def _detach_view(input):
+    """(torch 2.13's detach_copy result claims to require grad, with no backward; ember's
+    does not.)"""
+    return input.detach()
+
+
+def _alias_view(input):
+    return input.view(input.shape)
+
+
+def _view_or_reshape(input, *shape):
+    """view_copy's shape: what view would give, for any strides (the copy needs no view)."""
+    if len(shape) == 1 and isinstance(shape[0], dt.dtype):
+        return view(input, shape[0])
+    return reshape(input, *shape)
+
+
+for _name, _view_fn in (
+        ("alias_copy", _alias_view), ("as_strided_copy", as_strided),
+        ("detach_copy", _detach_view), ("diagonal_copy", diagonal),
+        ("expand_copy", _expand_view), ("permute_copy", permute), ("select_copy", select),
+        ("slice_copy", _slice_view), ("split_copy", split),
+        ("split_with_sizes_copy", split_with_sizes), ("squeeze_copy", squeeze),
+        ("t_copy", t), ("transpose_copy", transpose), ("unbind_copy", unbind),
+        ("unfold_copy", unfold), ("unsqueeze_copy", unsqueeze), ("view_copy", _view_or_reshape)):
+    export(_copy_of(_view_fn, _name), name=_name)
+
+export(split, name="unsafe_split", method=True)
+export(chunk, name="unsafe_chunk", method=True)
+export(split_with_sizes, name="unsafe_split_with_sizes", method=True)
+
+
+@export(method=True)
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of input with `src` written where as_strided(size, stride, storage_offset)
+    looks."""
+    return _scatter_into(input, src, lambda t: as_strided(t, size, stride, storage_offset))

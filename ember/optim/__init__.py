@@ -5,6 +5,9 @@ the other optimizers follow the same pattern except lbfgs.py, which works on the
 parameter vector. lr_scheduler.py and swa_utils.py build on the optimizer's param_groups.
 """
 from . import lr_scheduler, swa_utils
+from ._adafactor import Adafactor
+from ._muon import Muon
+from ._stateless import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -18,5 +21,6 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "lr_scheduler",
-           "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD", "swa_utils"]
+__all__ = ["Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS",
+           "lr_scheduler", "Muon", "NAdam", "Optimizer", "RAdam", "RMSprop", "Rprop", "SGD",
+           "swa_utils", "swap_in_optimizer_params_and_state"]

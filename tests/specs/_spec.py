@@ -8,6 +8,7 @@
 
 Input makers (deterministic per case):
     T(*shape, dtype="float32", low=-2, high=2, t=False)  floating data in [low, high)
+    C(*shape, dtype="complex64", low=-2, high=2, t=False)  complex data, each part in [low, high)
     I(*shape, dtype="int64", low=0, high=5)              integer data
     B(*shape)                                            bool data
 Python scalars and other objects in a case are passed through unchanged.
@@ -32,6 +33,9 @@ class Maker:
             a = rng.random(shape) < 0.5
         elif self.dtype.startswith(("int", "uint")):
             a = rng.integers(self.low, self.high, shape).astype(self.dtype)
+        elif self.dtype.startswith("complex"):
+            parts = rng.uniform(self.low, self.high, (2,) + tuple(shape))
+            a = (parts[0] + 1j * parts[1]).astype(self.dtype)
         else:
             a = rng.uniform(self.low, self.high, shape)
             a = a.astype(ml_dtypes.bfloat16 if self.dtype == "bfloat16" else self.dtype)
@@ -40,6 +44,10 @@ class Maker:
 
 
 def T(*shape, dtype="float32", low=-2.0, high=2.0, t=False):
+    return Maker(shape, dtype, low, high, t)
+
+
+def C(*shape, dtype="complex64", low=-2.0, high=2.0, t=False):
     return Maker(shape, dtype, low, high, t)
 
 
@@ -57,7 +65,7 @@ class Spec:
 
     ops        registered op names this row exercises (defaults to [name])
     grad       compare gradients with torch
-    gradcheck  run ember's float64 gradcheck on the first case (no torch needed)
+    gradcheck  run ember's float64 (complex128) gradcheck on the first case (no torch needed)
     """
     name: str
     fn: object
@@ -79,11 +87,14 @@ class Spec:
         return [x.build(rng) if isinstance(x, Maker) else x for x in self.cases[case_index]]
 
     def float64_inputs(self, case_index):
-        """The case with floating inputs in float64, for gradcheck."""
+        """The case with floating inputs in float64 and complex ones in complex128, for
+        gradcheck."""
         out = []
         for x in self.inputs(case_index):
             if isinstance(x, np.ndarray) and x.dtype.kind == "f" or \
                     isinstance(x, np.ndarray) and x.dtype.name == "bfloat16":
                 x = x.astype(np.float64)
+            elif isinstance(x, np.ndarray) and x.dtype.kind == "c":
+                x = x.astype(np.complex128)
             out.append(x)
         return out

@@ -10,3 +10,7 @@ SPECS = [
     Spec("fill_tensor", lambda m, a, v: (a * 1).fill_(v), [(T(2, 3), T())]),
     Spec("zero", lambda m, a: (a * 1).zero_(), [(T(2, 3),)]),
 ]
+
+SPECS += [
+    Spec("alias", lambda m, a: a.as_subclass(m.Tensor) * 2, [(T(3, 4),), (T(),)]),
+]

@@ -196,3 +196,30 @@ SPECS = [
     Spec("isin", lambda m, a, b: (m.isin(a, b), m.isin(a, b, invert=True)),
          [(I(3, 4), I(3)), (I(5), 2), (3, I(4))], grad=False),
 ]
+
+SPECS += [
+    Spec("index_reduce", lambda m, a, s: tuple(
+        a.index_reduce(0, m.tensor([0, 4, 2, 0]), s, mode, include_self=include)
+        for mode in ("prod", "mean", "amax", "amin") for include in (True, False)),
+         [(T(5, 3), T(4, 3)), (T(5, 3, dtype="float64"), T(4, 3, dtype="float64"))], ops=[]),
+    Spec("index_reduce_dim1", lambda m, a, s: (
+        m.index_reduce(a, 1, m.tensor([0, 2], dtype=m.int32), s, "amax"),
+        a.clone().index_reduce_(-1, m.tensor([2, 2]), s, "mean", include_self=False)),
+         [(T(4, 3), T(4, 2))], ops=[]),
+    Spec("index_reduce_ints", lambda m, a, s: a.index_reduce(0, m.tensor([0, 1, 0]), s, "mean"),
+         [(I(2, 3, high=9), I(3, 3, high=9))], ops=[], grad=False),
+    Spec("nonzero_static", lambda m, a: (m.nonzero_static(a, size=2),
+                                         a.nonzero_static(size=10, fill_value=7),
+                                         m.nonzero_static(a[0, 0], size=2)),
+         [(I(3, 4, high=2),), (B(2, 5),)], ops=["nonzero"], grad=False),
+    Spec("fill_diagonal_", lambda m, a: (
+        (a * 1).fill_diagonal_(5.0), (a * 1).fill_diagonal_(-1, wrap=True),
+        (a.mT * 1).fill_diagonal_(2.0, wrap=True), (a * 1).fill_diagonal_(m.tensor(3.0))),
+         [(T(7, 3),), (T(3, 3),), (T(3, 7, t=True),)], ops=[]),
+    Spec("fill_diagonal_cube", lambda m, a: (a * 1).fill_diagonal_(0.5), [(T(3, 3, 3),)], ops=[]),
+    Spec("unravel_index", lambda m, i: (m.unravel_index(i, (3, 4)), m.unravel_index(i, 7),
+                                        m.unravel_index(i.int(), m.Size([2, 3, 2])),
+                                        m.unravel_index(i - 20, (3, 4)),
+                                        m.unravel_index(i, ())),
+         [(I(5, high=12),), (I(2, 3, high=12),), (I(high=12),)], ops=[], grad=False),
+]

@@ -247,3 +247,33 @@ SPECS = [
     Spec("linalg_matmul", lambda m, a, b: m.linalg.matmul(a, b), [(T(2, 3, 4), T(4, 2))],
          ops=["matmul"]),
 ]
+
+SPECS += [
+    # ---------------------------------------------------------------- tensor equations, vander
+    Spec("tensorinv", lambda m, a: (m.linalg.tensorinv(shifted(m, a).reshape(2, 3, 6), ind=2),
+                                    m.linalg.tensorinv(shifted(m, a).reshape(6, 2, 3), ind=1)),
+         [(T(6, 6),)], ops=["linalg_inv"]),
+    Spec("tensorsolve", lambda m, a, b: (
+        m.linalg.tensorsolve(shifted(m, a).reshape(2, 3, 6), b.reshape(2, 3)),
+        m.linalg.tensorsolve(shifted(m, a), b, dims=(0,))),
+         [(T(6, 6), T(6))], ops=["linalg_solve"]),
+    Spec("linalg_vander", lambda m, x: (m.linalg.vander(x), m.linalg.vander(x, N=2)),
+         [(T(2, 3),), (T(1, 4, t=True),)], ops=[]),
+    Spec("vander_zeros_and_ints", lambda m, x, i: (m.linalg.vander(x * 0), m.linalg.vander(i),
+                                                   m.vander(i, N=0), m.vander(i > 2)),
+         [(T(3,), I(3))], ops=[]),
+    # torch.vander's own backward fails (an in-place cumprod on a view): forward only here,
+    # the gradient is checked against linalg.vander's in tests/test_linalg_extra.py
+    Spec("vander", lambda m, x: (m.vander(x), m.vander(x, N=4, increasing=True)),
+         [(T(3,),), (I(4),)], ops=[], grad=False),
+    Spec("dist", lambda m, a, b: (m.dist(a, b), a.dist(b, p=1), m.dist(a, b, float("inf")),
+                                  m.dist(a, b, 3.5)),
+         [(T(3, 4), T(4)), (T(2, 3), T(2, 3, dtype="float64"))], ops=["norm"]),
+    Spec("dist_zero_norm", lambda m, a, b: (m.dist(a, b, 0), m.dist(a, b, p=2)),
+         [(T(3, 4), T(4)), (T(0, 3), T(3))], ops=["norm"], grad=False),
+    Spec("frobenius_nuclear_norm", lambda m, a: (m.frobenius_norm(a, dim=(0, 1)),
+                                                 m.frobenius_norm(a, dim=1, keepdim=True),
+                                                 m.nuclear_norm(a),
+                                                 m.nuclear_norm(a, keepdim=True)),
+         [(T(3, 4),)], ops=["norm", "linalg_svdvals"]),
+]

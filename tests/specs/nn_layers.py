@@ -129,3 +129,18 @@ SPECS = [
     Spec("embedding_bag", lambda m, w, i: F(m).embedding_bag(i, w, mode="sum"),
          [(T(6, 3), I(4, 3, high=6))], ops=[]),
 ]
+
+SPECS += [
+    # torch's CrossMapLRN2d backward is not its forward's derivative (see ops/nn/norm.py):
+    # ember matches torch's gradient, so no finite-difference check
+    Spec("cross_map_lrn2d", lambda m, x: (m.nn.CrossMapLRN2d(5, 0.1, 0.75, 1.5)(x),
+                                          m.nn.CrossMapLRN2d(2)(x), m.nn.CrossMapLRN2d(4)(x)),
+         [(T(2, 7, 3, 2),), (T(1, 3, 2, 2, dtype="float64"),)], gradcheck=False),
+    Spec("conv_tbc", lambda m, x, w, b: (m.conv_tbc(x, w, b), m.nn.functional.conv_tbc(x, w, b,
+                                                                                       1)),
+         [(T(5, 2, 3), T(2, 3, 4), T(4))], ops=["convolution"]),
+    Spec("convolution", lambda m, x, w, b: (
+        m.convolution(x, w, b, (1, 1), (1, 0), (1, 1), False, (0, 0), 1),
+        m.convolution(x, w.transpose(0, 1), None, (2, 1), (0, 0), (1, 1), True, (1, 0), 1)),
+         [(T(2, 3, 5, 4), T(4, 3, 3, 2), T(4))], ops=["convolution", "conv_input_grad"]),
+]

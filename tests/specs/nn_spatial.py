@@ -55,3 +55,27 @@ def _pool_second(m, x):
     y = m.nn.functional.max_pool2d(x, 2)
     (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
     return g
+
+_SAMPLES2 = [[[0.3, 0.8], [0.05, 0.6], [0.99, 0.0]], [[0.5, 0.5], [0.7, 0.2], [0.1, 0.4]]]
+_SAMPLES3 = [[[0.3, 0.8, 0.1], [0.6, 0.05, 0.9]]]
+
+SPECS += [
+    Spec("fractional_max_pool2d", lambda m, x: (
+        m.nn.functional.fractional_max_pool2d(x, 2, output_size=3, return_indices=True,
+                                              _random_samples=m.tensor(_SAMPLES2, dtype=x.dtype)),
+        m.nn.functional.fractional_max_pool2d(x, (3, 2), output_ratio=(0.5, 0.7),
+                                              _random_samples=m.tensor(_SAMPLES2, dtype=x.dtype)),
+        m.nn.functional.fractional_max_pool2d_with_indices(
+            x, 3, output_size=(1, 4), _random_samples=m.tensor(_SAMPLES2, dtype=x.dtype))),
+         [(T(2, 3, 7, 6),), (T(2, 3, 7, 6, dtype="float64"),)],
+         ops=["fractional_max_pool_indices", "gather"]),
+    Spec("fractional_max_pool2d_unbatched", lambda m, x: m.nn.functional.fractional_max_pool2d(
+        x, 2, output_size=(3, 2), _random_samples=m.tensor(_SAMPLES2[:1], dtype=x.dtype)),
+         [(T(3, 5, 5),)], ops=["fractional_max_pool_indices", "gather"]),
+    Spec("fractional_max_pool3d", lambda m, x: (
+        m.nn.functional.fractional_max_pool3d(x, 2, output_size=(2, 3, 2), return_indices=True,
+                                              _random_samples=m.tensor(_SAMPLES3, dtype=x.dtype)),
+        m.nn.functional.fractional_max_pool3d(x, (2, 1, 2), output_ratio=0.6,
+                                              _random_samples=m.tensor(_SAMPLES3, dtype=x.dtype))),
+         [(T(1, 2, 5, 6, 4),)], ops=["fractional_max_pool_indices", "gather"]),
+]

@@ -348,3 +348,26 @@ def _second_derivatives(m, x):
         (g,) = m.autograd.grad((y * y).sum(), x, create_graph=True)
         outs.append(g)
     return outs
+
+SPECS += [
+    Spec("gcd", lambda m, a, b: (m.gcd(a, b), a.gcd(b), m.gcd(a - 2, b.int())),
+         [(I(3, 4, low=-9, high=9), I(4, low=-9, high=9)), (I(), I(2, 3)), (I(0, 3), I(3)),
+          (I(3, dtype="uint8", high=20), I(3, dtype="uint8", high=20)),
+          (I(4, dtype="int8", low=-20, high=20), I(4, dtype="int16", low=-20, high=20))],
+         grad=False),
+    Spec("lcm", lambda m, a, b: (m.lcm(a, b), a.lcm(b)),
+         [(I(3, 4, low=-9, high=9), I(4, low=-9, high=9)), (I(5, dtype="int8", high=30),
+                                                              I(5, dtype="int8", high=30))],
+         grad=False),
+    Spec("ldexp", lambda m, a, e: (m.ldexp(a, e), a.ldexp(e), m.ldexp(e, e)),
+         [(T(3, 4), I(4, low=-3, high=4)), (T(2, 3, dtype="float64"), I(2, 3, dtype="int32")),
+          (T(3, dtype="float16"), I(3)), (T(), I(2))]),
+    Spec("ldexp_float_exponent", lambda m, a, e: m.ldexp(a, e), [(T(3, 4), T(4))],
+         ops=["ldexp"]),
+    Spec("frexp", lambda m, a: tuple(m.frexp(a)) + tuple((a * 1000).frexp()),
+         [(T(3, 4),), (T(5, dtype="float64"),), (T(4, dtype="float16"),),
+          (T(4, dtype="bfloat16"),), (T(0, 2),), (T(),)]),
+    Spec("renorm", lambda m, a: (m.renorm(a, 2, 0, 1.0), a.renorm(1, 1, 2.0),
+                                 m.renorm(a, float("inf"), -1, 0.5), m.renorm(a, 3.5, 0, 100.0)),
+         [(T(3, 4),), (T(2, 3, 4, dtype="float64"),), (T(4, 3, t=True),)]),
+]

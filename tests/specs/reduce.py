@@ -253,3 +253,27 @@ _HALF = {
 SPECS += [Spec(s.name + "_float16", s.fn, _HALF[s.name], ops=s.ops, grad=s.grad,
                gradcheck=False, grad_rtol=1e-2, grad_atol=1e-2)
           for s in SPECS if s.name in _HALF]
+
+SPECS += [
+    Spec("hash_tensor", lambda m, a, i: (m.hash_tensor(a), a.hash_tensor(1),
+                                         m.hash_tensor(a, (0, 1), keepdim=True),
+                                         m.hash_tensor(i), m.hash_tensor(i > 2, 0),
+                                         m.hash_tensor(a.half())),
+         [(T(3, 4), I(3, 4)), (T(2, 3, dtype="float64"), I(2, 3, dtype="int32"))], grad=False),
+]
+
+SPECS += [
+    Spec("segment_reduce", lambda m, d: tuple(
+        m.segment_reduce(d, reduce, lengths=m.tensor([2, 0, 4]), initial=initial)
+        for reduce in ("sum", "mean", "max", "min", "prod") for initial in (None, 2.0)),
+         [(T(6),), (T(6, dtype="float64"),)], ops=["segment_ids", "scatter_reduce"],
+         gradcheck=False),  # empty segments give -inf and nan: no finite differences there
+    Spec("segment_reduce_full", lambda m, d: tuple(
+        m.segment_reduce(d, reduce, lengths=m.tensor([2, 4])) for reduce in
+        ("sum", "mean", "max", "min", "prod")), [(T(6),)], ops=["segment_ids",
+                                                                 "scatter_reduce"]),
+    Spec("segment_reduce_axes", lambda m, d: (
+        m.segment_reduce(d, "sum", offsets=m.tensor([0, 1, 4]), axis=0),
+        m.segment_reduce(d.mT, "mean", lengths=m.tensor([[1, 3], [2, 2], [3, 1]]), axis=1)),
+         [(T(4, 3),)], ops=["segment_ids", "scatter_reduce"]),
+]

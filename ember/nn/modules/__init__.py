@@ -30,21 +30,59 @@ from .activation import (  # noqa: F401
                         Tanhshrink,
                         Threshold,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, SyncBatchNorm  # noqa: F401
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
+from .batchnorm import (  # noqa: F401
+                        BatchNorm1d,
+                        BatchNorm2d,
+                        BatchNorm3d,
+                        LazyBatchNorm1d,
+                        LazyBatchNorm2d,
+                        LazyBatchNorm3d,
+                        SyncBatchNorm,
+)
 from .channelshuffle import ChannelShuffle  # noqa: F401
-from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
-from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d  # noqa: F401
+from .container import (  # noqa: F401
+                        Container,
+                        ModuleDict,
+                        ModuleList,
+                        ParameterDict,
+                        ParameterList,
+                        Sequential,
+)
+from .conv import (  # noqa: F401
+                        Conv1d,
+                        Conv2d,
+                        Conv3d,
+                        ConvTranspose1d,
+                        ConvTranspose2d,
+                        ConvTranspose3d,
+                        LazyConv1d,
+                        LazyConv2d,
+                        LazyConv3d,
+                        LazyConvTranspose1d,
+                        LazyConvTranspose2d,
+                        LazyConvTranspose3d,
+)
 from .distance import CosineSimilarity, PairwiseDistance  # noqa: F401
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout  # noqa: F401
 from .flatten import Flatten, Unflatten  # noqa: F401
 from .fold import Fold, Unfold  # noqa: F401
-from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d  # noqa: F401
+from .instancenorm import (  # noqa: F401
+                        InstanceNorm1d,
+                        InstanceNorm2d,
+                        InstanceNorm3d,
+                        LazyInstanceNorm1d,
+                        LazyInstanceNorm2d,
+                        LazyInstanceNorm3d,
+)
 from .linear import (  # noqa: F401
                         Bilinear,
                         Identity,
+                        LazyLinear,
                         Linear,
                         NonDynamicallyQuantizableLinear,  # noqa: F401
 )
+from .linear_cross_entropy_options import LinearCrossEntropyOptions  # noqa: F401
 from .loss import (  # noqa: F401
                         BCELoss,
                         BCEWithLogitsLoss,
@@ -56,6 +94,7 @@ from .loss import (  # noqa: F401
                         HuberLoss,
                         KLDivLoss,
                         L1Loss,
+                        LinearCrossEntropyLoss,
                         MarginRankingLoss,
                         MSELoss,
                         MultiLabelMarginLoss,
@@ -70,7 +109,13 @@ from .loss import (  # noqa: F401
                         TripletMarginWithDistanceLoss,
 )
 from .module import Module  # noqa: F401
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm  # noqa: F401
+from .normalization import (  # noqa: F401
+                        CrossMapLRN2d,
+                        GroupNorm,
+                        LayerNorm,
+                        LocalResponseNorm,
+                        RMSNorm,
+)
 from .padding import (  # noqa: F401
                         CircularPad1d,
                         CircularPad2d,
@@ -99,6 +144,8 @@ from .pooling import (  # noqa: F401
                         AvgPool1d,
                         AvgPool2d,
                         AvgPool3d,
+                        FractionalMaxPool2d,
+                        FractionalMaxPool3d,
                         LPPool1d,
                         LPPool2d,
                         LPPool3d,

@@ -1,4 +1,5 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict.
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict (and the
+deprecated Container).
 
 Children are registered under their position ("0", "1", ...) or key, so state_dict keys match
 torch's ("layers.0.weight"). Deleting from a Sequential or ModuleList renumbers what remains,
@@ -8,6 +9,7 @@ wrap plain tensors into Parameters (other objects are stored as plain attributes
 Read next: `linear.py`.
 """
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
@@ -15,7 +17,20 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent, _typename
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
+           "ParameterDict"]
+
+
+class Container(Module):
+    """Deprecated in torch: a Module whose keyword arguments become its children."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now "
+                      "implemented in `nn.Module`. Subclass that instead.", FutureWarning,
+                      stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 def _abs_index(idx, size):

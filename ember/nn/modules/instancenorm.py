@@ -10,9 +10,10 @@ Read next: `dropout.py`.
 import warnings
 
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d",
+           "LazyInstanceNorm2d", "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -88,4 +89,26 @@ class InstanceNorm2d(_InstanceNorm):
 class InstanceNorm3d(_InstanceNorm):
     """Instance normalization of (N, C, D, H, W) or (C, D, H, W) inputs."""
 
+    _spatial_dims = 3
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm1d whose num_features comes from its first input (note torch's defaults
+    here: affine=True, track_running_stats=True)."""
+
+    cls_to_become = InstanceNorm1d
+    _spatial_dims = 1
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm2d whose num_features comes from its first input."""
+
+    cls_to_become = InstanceNorm2d
+    _spatial_dims = 2
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    """An InstanceNorm3d whose num_features comes from its first input."""
+
+    cls_to_become = InstanceNorm3d
     _spatial_dims = 3

@@ -1,16 +1,18 @@
-"""Identity, Linear, Bilinear: the affine layers.
+"""Identity, Linear, LazyLinear, Bilinear: the affine layers.
 
 Read next: `activation.py`.
 """
 import math
 
 from ... import _creation
+from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "Bilinear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "Bilinear", "LazyLinear"]
 
 
 class Identity(Module):
@@ -48,11 +50,13 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        if input.ndim and input.shape[-1] != self.in_features:
+        weight = self.weight  # read once: a parametrized weight is recomputed on each read
+        out_features, in_features = weight.shape  # (a loaded lazy layer's in_features stays
+        if input.ndim and input.shape[-1] != in_features:  # 0, as torch's)
             rows = input.numel() // input.shape[-1] if input.shape[-1] else 0
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x"
-                               f"{input.shape[-1]} and {self.in_features}x{self.out_features})")
-        return F.linear(input, self.weight, self.bias)
+                               f"{input.shape[-1]} and {in_features}x{out_features})")
+        return F.linear(input, weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
@@ -93,3 +97,31 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose in_features is the last size of its first input (see lazy.py); it then
+    becomes a Linear with torch's default init."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        """in_features = input.shape[-1]."""
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()

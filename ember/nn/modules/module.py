@@ -429,8 +429,18 @@ class Module:
                 p.grad.zero_()
 
     def share_memory(self):
-        # NumPy arrays cross processes by pickling in ember: there is nothing to move
-        return self
+        """Move every parameter and buffer (and existing gradient) into shared memory, in
+        place (Tensor.share_memory_), so processes started afterwards update the same
+        weights -- Hogwild training."""
+        return self._apply(lambda t: t.share_memory_())
+
+    def compile(self, *args, **kwargs):
+        """torch's in-place `Module.compile(**torch.compile's kwargs)`: the arguments are
+        checked as ember.compile checks them; calls then run as before (ember compiles
+        nothing: see ember/_compile.py)."""
+        from ..._compile import compile as compile_fn
+
+        compile_fn(self.__call__, *args, **kwargs)
 
     # ------------------------------------------------------------------------------------------
     # conversion

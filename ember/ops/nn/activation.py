@@ -40,7 +40,7 @@ import functools
 import math
 import warnings
 
-import numpy as np  # np.errstate only: torch returns inf/nan silently where NumPy would warn
+import numpy as np  # np.errstate (torch gives inf/nan silently where NumPy warns); rrelu noise
 
 from ... import _dtype as dt
 from ..._parallel import row_split
@@ -113,9 +113,11 @@ def _widened(xp, g, x):
     return g if g.dtype == x.dtype else g.astype(x.dtype)
 
 
-def _not_bool(name, a):
-    if a.dtype.kind == "b":
-        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+def _ordered_dtype(name, a):
+    """Clipping and thresholds compare values: bools and complex numbers are refused."""
+    if a.dtype.kind in "bc":
+        kind = "Bool" if a.dtype.kind == "b" else dt.scalar_name(dt.from_numpy_dtype(a.dtype))
+        raise NotImplementedError(f"\"{name}\" not implemented for '{kind}'")
 
 
 def _run(op_, input, inplace, **attrs):
@@ -195,7 +197,7 @@ def _erf_of_scaled32(xp, x, u):
 
 @_elementwise
 def _hardtanh_kernel(xp, a, *, min_val, max_val):
-    _not_bool("hardtanh", a)
+    _ordered_dtype("hardtanh", a)
     # bounds in a's dtype: integer tensors truncate them (torch: hardtanh(int, -1.5) -> -1)
     return xp.clip(a, a.dtype.type(min_val), a.dtype.type(max_val))
 
@@ -214,7 +216,7 @@ def _hardtanh_rule(g, a, min_val, max_val):
 
 @_elementwise
 def _threshold_kernel(xp, a, *, threshold, value):
-    _not_bool("threshold_cpu", a)
+    _ordered_dtype("threshold_cpu", a)
     return _select(xp, a > a.dtype.type(threshold), a, a.dtype.type(value), a.dtype)
 
 
@@ -955,10 +957,27 @@ def _rrelu(input, lower, upper, training, inplace, generator):
     if not input.is_floating_point():
         raise NotImplementedError(f"\"rrelu_with_noise_cpu\" not implemented for "
                                   f"'{dt.scalar_name(input.dtype)}'")
-    with grad_mode.no_grad():
-        slopes = input.new_empty(input.shape).uniform_(lower, upper, generator=generator)
-        noise = where(input <= 0, slopes, 1.0)
+    noise = _rrelu_noise(input, lower, upper, generator)
     return input.mul_(noise) if inplace else input * noise
+
+
+def _rrelu_noise(input, lower, upper, generator):
+    """The slopes, drawn as torch draws them: one uniform double per non-positive element in
+    row-major order, u * (upper - lower) + lower (two roundings: this kernel is not built
+    with fused multiply-adds), the bounds first rounded to the type torch computes in
+    (float32 for all but float64); 1 elsewhere."""
+    from ... import _random_kernels
+    from ..._creation import from_numpy
+    from ..._generator import generator_for
+
+    negative = input.detach().numpy(force=True) <= 0
+    g = generator_for(input.device, generator)
+    compute = np.float64 if input.dtype is dt.float64 else np.float32
+    low, high = float(compute(lower)), float(compute(upper))
+    u = _random_kernels.unit_doubles(g, int(negative.sum()))
+    noise = np.ones(negative.shape, dtype=input.dtype.np)
+    noise[negative] = u * (high - low) + low
+    return from_numpy(noise).to(input.device)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):

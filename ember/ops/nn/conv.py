@@ -21,10 +21,11 @@ import itertools
 import math
 
 from ..._parallel import get_num_threads, parallel_map
+from .._dispatch import autocast_args
 from .._op import export, op
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-           "conv_transpose3d"]
+           "conv_transpose3d", "conv_tbc"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -197,10 +198,11 @@ def _conv(xp, x, w, bias, *, stride, padding, dilation, groups):
 @_conv.grad
 def _conv(g, x, w, stride, padding, dilation, groups, needs_input_grad):
     attrs = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-    gx = _conv_input_grad(g, w, input_shape=tuple(x.shape), **attrs) if needs_input_grad[0] \
-        else None
-    gw = _conv_weight_grad(x, g, weight_shape=tuple(w.shape), **attrs) if needs_input_grad[1] \
-        else None
+    # the saved operand is conjugated for complex tensors (a no-op on real ones)
+    gx = _conv_input_grad(g, w.conj(), input_shape=tuple(x.shape), **attrs) \
+        if needs_input_grad[0] else None
+    gw = _conv_weight_grad(x.conj(), g, weight_shape=tuple(w.shape), **attrs) \
+        if needs_input_grad[1] else None
     gb = g.sum((0,) + tuple(range(2, g.ndim))) if needs_input_grad[2] else None
     return gx, gw, gb
 
@@ -273,8 +275,8 @@ def _overlap(offset, size, bound):
 @_conv_input_grad.grad
 def _conv_input_grad(g, dy, w, stride, padding, dilation, groups, needs_input_grad):
     attrs = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-    d_dy = _conv(g, w, None, **attrs) if needs_input_grad[0] else None
-    dw = _conv_weight_grad(g, dy, weight_shape=tuple(w.shape), **attrs) \
+    d_dy = _conv(g, w.conj(), None, **attrs) if needs_input_grad[0] else None
+    dw = _conv_weight_grad(g, dy.conj(), weight_shape=tuple(w.shape), **attrs) \
         if needs_input_grad[1] else None
     return d_dy, dw
 
@@ -296,9 +298,9 @@ def _conv_weight_grad(xp, x, dy, *, weight_shape, stride, padding, dilation, gro
 @_conv_weight_grad.grad
 def _conv_weight_grad(g, x, dy, stride, padding, dilation, groups, needs_input_grad):
     attrs = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
-    dx = _conv_input_grad(dy, g, input_shape=tuple(x.shape), **attrs) if needs_input_grad[0] \
-        else None
-    d_dy = _conv(x, g, None, **attrs) if needs_input_grad[1] else None
+    dx = _conv_input_grad(dy.conj(), g, input_shape=tuple(x.shape), **attrs) \
+        if needs_input_grad[0] else None
+    d_dy = _conv(x.conj(), g, None, **attrs) if needs_input_grad[1] else None
     return dx, d_dy
 
 
@@ -392,6 +394,7 @@ def _add_bias(out, bias, n):
 
 
 def _convnd(n, name, input, weight, bias, stride, padding, dilation, groups):
+    input, weight, bias = autocast_args("convolution", input, weight, bias)
     input, unbatched = _batched(input, n, name)
     _check_conv(input, weight, groups, n)
     stride = _tuple(stride, n, "stride")
@@ -430,6 +433,7 @@ def _conv_transposend(n, name, input, weight, bias, stride, padding, output_padd
                       dilation):
     """Transposed convolution: the input-gradient of a convolution whose output is `input`.
     weight is (C_in, C_out / groups, *kernel)."""
+    input, weight, bias = autocast_args("convolution", input, weight, bias)
     input, unbatched = _batched(input, n, name)
     _check_conv(input, weight, groups, n, transposed=True)
     stride = _tuple(stride, n, "stride")
@@ -478,4 +482,40 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
                              output_padding, groups, dilation)
 
 
+# ----------------------------------------------------------------------------------------------
+# torch.convolution (the one entry point behind all of the above) and conv_tbc
+
+
+@export
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                groups):
+    """torch.convolution: conv{1,2,3}d or conv_transpose{1,2,3}d by the weight's rank, with
+    every argument given."""
+    n = weight.ndim - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError(f"Expected 3D, 4D or 5D weight for convolution, but got weight of "
+                           f"size {list(weight.shape)}")
+    if transposed:
+        return _conv_transposend(n, f"conv_transpose{n}d", input, weight, bias, stride,
+                                 padding, output_padding, groups, dilation)
+    return _convnd(n, f"conv{n}d", input, weight, bias, stride, padding, dilation, groups)
+
+
+@export
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-d convolution in (time, batch, channel) layout: input (T, B, C_in), weight
+    (k, C_in, C_out), bias (C_out,); the output is (T + 2 pad - k + 1, B, C_out)."""
+    if input.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, "
+                           "out_channels.")
+    if bias.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
 

@@ -1,25 +1,27 @@
 """Dropout: dropout, dropout1d/2d/3d (whole channels), alpha_dropout and feature_alpha_dropout.
 
-No new op: dropout is `input * mask` with mask = keep / (1 - p), keep ~ Bernoulli(1 - p) drawn
-from the global generator (ember's streams are not torch's, but a seed reproduces them; the
-flags are bernoulli_'s, u < 1 - p for float64 uniforms u, compared straight into a bool array
-rather than written through a float tensor). The
-product's rule multiplies the gradient by the same mask, so backward drops exactly the elements
-forward dropped; `inplace=True` uses `mul_`. p = 1 multiplies by zero (never by 1/0), and p = 0
-or eval mode returns the input itself, as torch does. The channel ("feature") variants draw one
-value per (sample, channel), shaped (N, C, 1, ...), and broadcast it.
+No new op, and torch's draws exactly (torch's `_dropout_impl`): the noise is a tensor like the
+input (`empty_like`, so the same memory order; for the channel variants one value per
+(sample, channel), shaped (N, C, 1, ...)) filled by `bernoulli_(1 - p)` from the global
+generator, so a seeded program drops the elements torch drops. Then
 
-Alpha dropout keeps SELU's self-normalisation: a dropped element takes SELU's negative
-saturation -alpha' (alpha' = SELU's alpha * scale), then an affine map restores the mean and
-variance:   out = a * (keep ? x : -alpha') + a * alpha' * p,   a = 1 / sqrt((alpha'^2 p + 1)(1 - p))
-(written as input * (a * keep) + b with b = a * alpha' * (p - 1 + keep)).
+    dropout        noise.div_(1 - p);          out = input * noise
+    alpha dropout  b = (noise - 1) * (alpha' a) + alpha' a p;  noise *= a;  out = input * noise + b
+
+with alpha' = SELU's alpha * scale (a dropped element takes SELU's negative saturation) and
+a = 1 / sqrt((alpha'^2 p + 1)(1 - p)), which restores mean and variance. Each step is its own
+rounding, in torch's order. The product's rule multiplies the gradient by the same noise, so
+backward drops exactly the elements forward dropped; `inplace=True` uses `mul_`. p = 1
+multiplies by zero (never by 1/0), and p = 0 or eval mode returns the input itself, as torch
+does.
 
 Read next: embedding.py.
 """
+import math
 import warnings
 
 from ... import _dtype as dt
-from ..._random import rand
+from ..._creation import empty, empty_like
 from .._op import export
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
@@ -29,15 +31,14 @@ _ALPHA = 1.7580993408473766  # SELU's alpha * scale: the negative saturation val
 
 
 def _noise(input, p, feature):
-    """Bernoulli(1 - p) keep flags (0 or 1) in input's dtype: per element, or per (sample,
-    channel)."""
-    if feature:
-        if input.ndim < 2:
-            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
-    else:
-        shape = tuple(input.shape)
-    return (rand(shape, dtype=dt.float64, device=input.device) < 1 - p).to(input.dtype)
+    """Bernoulli(1 - p) keep flags (0 or 1) in input's dtype: per element (like the input,
+    memory order included), or per (sample, channel)."""
+    if not feature:
+        return empty_like(input).bernoulli_(1 - p)
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return empty(shape, dtype=input.dtype, device=input.device).bernoulli_(1 - p)
 
 
 def _dropout(input, p, train, inplace, *, feature=False, alpha=False):
@@ -49,14 +50,14 @@ def _dropout(input, p, train, inplace, *, feature=False, alpha=False):
     if p == 1:
         zero = input.new_zeros(())
         return input.mul_(zero) if inplace else input * zero
-    keep = _noise(input, p, feature)
+    noise = _noise(input, p, feature)
     if not alpha:
-        mask = keep.div_(1 - p)
-        return input.mul_(mask) if inplace else input * mask
-    a = 1 / ((_ALPHA * _ALPHA * p + 1) * (1 - p)) ** 0.5
-    shift = (keep + (p - 1)) * (_ALPHA * a)
-    scale = keep.mul_(a)
-    return input.mul_(scale).add_(shift) if inplace else input * scale + shift
+        noise.div_(1 - p)
+        return input.mul_(noise) if inplace else input * noise
+    a = 1.0 / math.sqrt((_ALPHA * _ALPHA * p + 1) * (1 - p))
+    shift = noise.add(-1).mul_(_ALPHA * a).add_(_ALPHA * a * p)
+    noise.mul_(a)
+    return input.mul_(noise).add_(shift) if inplace else (input * noise).add_(shift)
 
 
 def _check_p(p):
@@ -161,3 +162,15 @@ _publish("dropout", feature=False, alpha=False)
 _publish("feature_dropout", feature=True, alpha=False)
 _publish("alpha_dropout", feature=False, alpha=True)
 _publish("feature_alpha_dropout", feature=True, alpha=True)
+
+
+@export
+def native_dropout(input, p, train):
+    """(output, mask): dropout's result and the bool keep mask (all True when not training)."""
+    if not train:
+        return input.clone(), input.new_ones(input.shape, dtype=dt.bool)
+    if p == 1:
+        return input * input.new_zeros(()), input.new_zeros(input.shape, dtype=dt.bool)
+    keep = _noise(input, p, False)
+    return input * (keep / (1 - p)), keep.bool()
+

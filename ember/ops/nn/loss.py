@@ -42,17 +42,19 @@ import numpy as np  # np.errstate (torch gives inf/nan silently) and the float32
 from ... import _creation
 from ... import _dtype as dt
 from ...autograd import grad_mode
-from .._op import op
+from .._dispatch import autocast_args
+from .._op import export, op
 from ..pointwise import where
 from ..shape import broadcast_shapes, broadcast_tensors, cat, stack
 from .distance import pairwise_distance
+from .linear import linear as _linear
 
 __all__ = ["l1_loss", "mse_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "soft_margin_loss",
            "multilabel_soft_margin_loss", "kl_div", "poisson_nll_loss", "gaussian_nll_loss",
            "hinge_embedding_loss", "margin_ranking_loss", "cosine_embedding_loss",
            "multi_margin_loss", "multilabel_margin_loss", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss", "ctc_loss"]
+           "triplet_margin_with_distance_loss", "ctc_loss", "linear_cross_entropy"]
 
 _HALF = (dt.float16.np, dt.bfloat16.np)
 
@@ -159,6 +161,7 @@ def _weighted(loss, weight, input, reduction, mean_by_weight=True):
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """|input - target|, reduced."""
+    input, target = autocast_args("l1_loss", input, target)
     input, target = _pair(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -267,6 +270,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input - target); beta = 0 is
     the L1 loss."""
+    input, target = autocast_args("smooth_l1_loss", input, target)
     input, target = _pair(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
@@ -700,6 +704,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-y x)) for labels y = +-1."""
+    input, target = autocast_args("soft_margin_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _refuse_grad("soft_margin_loss", "target", target)
     return _reduce((-target * input).exp().log1p(), reduction)
@@ -725,6 +730,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     """KL(target || exp(input)) pointwise: target (log target - input); the input is
     log-probabilities, the target probabilities (or log-probabilities with log_target)."""
+    input, target = autocast_args("kl_div", input, target)
     if size_average is not None or reduce is not None:
         applied = _legacy_reduction(size_average, reduce)
     else:
@@ -749,6 +755,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
                      reduce=None, reduction="mean"):
     """Negative log-likelihood of target ~ Poisson(rate): rate - target log(rate), with
     rate = exp(input) (log_input) or input; `full` adds Stirling's log(target!) for target > 1."""
+    input, target = autocast_args("poisson_nll_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if log_input:
         loss = input.exp() - target * input
@@ -800,6 +807,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction="mean"):
     """x where y = 1, max(0, margin - x) where y = -1 (both where y is neither)."""
+    input, target = autocast_args("hinge_embedding_loss", input, target)
     reduction = _reduction(size_average, reduce, reduction)
     below_margin = where(target != 1, (margin - input).clamp_min(0), 0.0)
     itself = where(target != -1, input, 0.0)
@@ -809,6 +817,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction="mean"):
     """max(0, -y (x1 - x2) + margin): y = 1 wants x1 ranked above x2."""
+    input1, input2, target = autocast_args("margin_ranking_loss", input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction)
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension "
@@ -821,6 +830,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
                           reduction="mean"):
     """1 - cos(x1, x2) where y = 1, max(0, cos(x1, x2) - margin) where y = -1; the squared
     norms get 1e-12 each, as in torch."""
+    input1, input2, target = autocast_args("cosine_embedding_loss", input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction)
     dim = target.ndim
     if dim > 1:
@@ -855,6 +865,7 @@ def _margin_frames(input, target, target_shape_ok, message):
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction="mean"):
     """Multi-class hinge: sum over j != y of w[y] max(0, margin - x[y] + x[j])^p, over C."""
+    input, weight = autocast_args("multi_margin_loss", input, weight)
     reduction = _reduction(size_average, reduce, reduction)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -890,6 +901,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Sum over target classes j (the prefix of each target row before the first -1) and
     non-target classes k of max(0, 1 - (x[j] - x[k])), over C. Builds (N, C, C) pairs."""
+    input, = autocast_args("multilabel_margin_loss", input)
     reduction = _reduction(size_average, reduce, reduction)
     frames, classes = _margin_frames(
         input, target,
@@ -925,6 +937,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, d(a, p) - d(a, n) + margin) with the p-norm pairwise distance d; `swap` uses
     min(d(a, n), d(p, n)) as the negative distance."""
+    anchor, positive, negative = autocast_args("triplet_margin_loss", anchor, positive, negative)
     reduction = _reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
@@ -1191,3 +1204,98 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     if reduction == "sum":
         return nll.sum()
     return nll.reshape(()) if unbatched else nll
+
+
+# ----------------------------------------------------------------------------------------------
+# linear_cross_entropy: a linear layer's logits straight into cross_entropy
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction="mean", ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """cross_entropy(linear(input, W, b), target, ...): W is (C, in_features) or, for a
+    K-dimensional loss, (C, d_1, ..., d_K, in_features) with logits (N, C, d_1, ..., d_K).
+    ignore_index None means -100 for class-index targets. `options` (chunking settings) are
+    validated by their class; ember always computes this reference path, whose loss and
+    gradients torch's chunked path reproduces up to rounding."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    classes, *extra, in_features = linear_weight.shape
+    if extra and input.ndim != 2:
+        raise RuntimeError("multi-dimensional linear_weight requires batched input "
+                           "(N, in_features)")
+    flat_bias = None if linear_bias is None else linear_bias.reshape(-1)
+    logits = _linear(input, linear_weight.reshape(-1, in_features), flat_bias)
+    if extra:
+        logits = logits.reshape((input.shape[0], classes) + tuple(extra))
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index,
+                         label_smoothing=label_smoothing)
+
+
+# ----------------------------------------------------------------------------------------------
+# the torch.* forms of the losses (ATen's argument orders; `reduction` is an int: 0 none,
+# 1 mean, 2 sum). torch's Python binding of these reads their documented default
+# (at::Reduction::Mean) as 0, so by default they do not reduce -- as here.
+
+_BY_CODE = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction_of(code):
+    if isinstance(code, str):
+        raise TypeError("argument 'reduction' must be int, not str")
+    if code not in _BY_CODE:
+        raise ValueError(f"{code} is not a valid value for reduction")
+    return _BY_CODE[code]
+
+
+def _native(name, fn, doc):
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    export(fn, name=name, function=True, method=False)
+
+
+def _reduced(loss, code):
+    """The pointwise loss reduced by code (torch's 'mean' here is the plain mean: no
+    batchmean warning)."""
+    how = _reduction_of(code)
+    return loss if how == "none" else (loss.mean() if how == "mean" else loss.sum())
+
+
+_native("kl_div", lambda input, target, reduction=0, *, log_target=False: _reduced(
+    kl_div(input, target, reduction="none", log_target=log_target), reduction),
+    "torch.kl_div(input, target, reduction, *, log_target): F.kl_div with an int reduction.")
+_native("binary_cross_entropy_with_logits",
+        lambda input, target, weight=None, pos_weight=None, reduction=0:
+        binary_cross_entropy_with_logits(input, target, weight,
+                                         reduction=_reduction_of(reduction),
+                                         pos_weight=pos_weight),
+        "torch.binary_cross_entropy_with_logits: F.binary_cross_entropy_with_logits with an "
+        "int reduction.")
+_native("cosine_embedding_loss", lambda input1, input2, target, margin=0.0, reduction=0:
+        cosine_embedding_loss(input1, input2, target, margin,
+                              reduction=_reduction_of(reduction)),
+        "torch.cosine_embedding_loss: F.cosine_embedding_loss with an int reduction.")
+_native("margin_ranking_loss", lambda input1, input2, target, margin=0.0, reduction=0:
+        margin_ranking_loss(input1, input2, target, margin,
+                            reduction=_reduction_of(reduction)),
+        "torch.margin_ranking_loss: F.margin_ranking_loss with an int reduction.")
+_native("hinge_embedding_loss", lambda input, target, margin=1.0, reduction=0:
+        hinge_embedding_loss(input, target, margin, reduction=_reduction_of(reduction)),
+        "torch.hinge_embedding_loss: F.hinge_embedding_loss with an int reduction.")
+_native("poisson_nll_loss", lambda input, target, log_input, full, eps, reduction:
+        poisson_nll_loss(input, target, log_input, full, eps=eps,
+                         reduction=_reduction_of(reduction)),
+        "torch.poisson_nll_loss(input, target, log_input, full, eps, reduction): every "
+        "argument given, reduction an int.")
+_native("triplet_margin_loss",
+        lambda anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False,
+        reduction=0: triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                         reduction=_reduction_of(reduction)),
+        "torch.triplet_margin_loss: F.triplet_margin_loss with an int reduction.")
+_native("ctc_loss", lambda log_probs, targets, input_lengths, target_lengths, blank=0,
+        reduction=0, zero_infinity=False: ctc_loss(
+            log_probs, targets, input_lengths, target_lengths, blank,
+            _reduction_of(reduction), zero_infinity),
+        "torch.ctc_loss: F.ctc_loss with an int reduction.")
+

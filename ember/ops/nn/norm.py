@@ -689,6 +689,55 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
 
 
 # ----------------------------------------------------------------------------------------------
+# cross-map LRN (nn.CrossMapLRN2d, from Lua torch): like local_response_norm, but with that
+# implementation's windows, which torch keeps. With p = (size - 1) // 2 + 1, channel c sums the
+# squares of channels up to min(c + p - 1, C - 1), starting at 0 -- and, once c > p, leaving out
+# channels 1 .. c - p (channel 0 is never dropped). Its backward, also kept, uses the window
+# [c - q, c + size - 1 - q], q = size - (size - 1) / 2 truncated: not the forward's derivative,
+# but torch's gradient, which this reproduces.
+
+
+def _cross_map_lrn2d_kernel(xp, a, *, size, alpha, beta, k):
+    channels = a.shape[1]
+    pre = int((size - 1) / 2 + 1)
+    running = xp.cumsum(a * a, axis=1)
+    c = np.arange(channels)
+    total = running[:, np.minimum(c + pre - 1, channels - 1)]
+    later = c > pre
+    total[:, later] -= running[:, c[later] - pre] - running[:, :1]
+    scale = total * (alpha / size) + k
+    return a * scale ** -beta, scale
+
+
+def _cross_map_lrn2d_rule(g, a, out, workspace, size, alpha, beta, k):
+    (scale,) = workspace
+    g = g[0]
+    channels = a.shape[1]
+    lead = int(size - (size - 1) / 2)
+    if size - 1 - lead < 0:  # size 1: torch's backward cannot place its window either
+        raise RuntimeError(f"start ({lead}) + length ({channels}) exceeds dimension size "
+                           f"({channels}).")
+    ratio = g * out[0] / scale
+    zeros = ratio.new_zeros((ratio.shape[0], 1) + tuple(ratio.shape[2:]))
+    padded = cat([zeros.expand(-1, lead, -1, -1), ratio,
+                  zeros.expand(-1, size - 1 - lead, -1, -1), zeros], 1)
+    running = cat([zeros, padded.cumsum(1)], 1)
+    window = running.narrow(1, size, channels) - running.narrow(1, 0, channels)
+    return (scale ** -beta * g - (2 * alpha * beta / size) * a * window,)
+
+
+_cross_map_lrn2d = op("none", "cross_map_lrn2d", node_name="CrossMapLRN2dBackward")(
+    _cross_map_lrn2d_kernel).grad(_cross_map_lrn2d_rule)
+
+
+def cross_map_lrn2d(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """nn.CrossMapLRN2d's computation on a 4-d input (see above)."""
+    if input.ndim != 4:
+        raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead.")
+    return _cross_map_lrn2d(input, size=size, alpha=alpha, beta=beta, k=k)[0]
+
+
+# ----------------------------------------------------------------------------------------------
 # torch-level functions (their native argument orders)
 
 
@@ -719,3 +768,57 @@ def _torch_instance_norm(input, weight, bias, running_mean, running_var, use_inp
 @export(name="rms_norm")
 def _torch_rms_norm(input, normalized_shape, weight=None, eps=None):
     return rms_norm(input, normalized_shape, weight, eps)
+
+
+# the native forms, which also return the statistics their backward uses
+
+
+def _mean_rstd(input, dims, eps):
+    """(mean, 1 / sqrt(biased variance + eps)) over `dims`, kept as size-1 dims."""
+    x = input.float() if input.dtype in (dt.float16, dt.bfloat16) else input
+    mean = x.mean(dims, keepdim=True)
+    var = ((x - mean) ** 2).mean(dims, keepdim=True)
+    return mean, (var + eps).rsqrt()
+
+
+@export
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """(layer_norm(input), mean, rstd): the statistics over the normalized dims, shaped
+    input.shape[:-len(normalized_shape)] + (1,) * len(normalized_shape)."""
+    shape = _as_shape(normalized_shape)
+    out = layer_norm(input, shape, weight, bias, eps)
+    mean, rstd = _mean_rstd(input, tuple(range(input.ndim - len(shape), input.ndim)), eps)
+    return out, mean, rstd
+
+
+@export
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """(group_norm(input, group), mean, rstd): the statistics per (sample, group), (N, group)."""
+    out = group_norm(input, group, weight, bias, eps)
+    grouped = input.reshape(N, group, -1)
+    mean, rstd = _mean_rstd(grouped, (2,), eps)
+    return out, mean.reshape(N, group), rstd.reshape(N, group)
+
+
+@export
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(batch_norm(input), save_mean, save_invstd): in training the batch's per-channel mean
+    and 1 / sqrt(biased variance + eps); in eval both are empty."""
+    out = batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        empty = input.new_empty((0,))
+        return out, empty, empty
+    dims = (0,) + tuple(range(2, input.ndim))
+    mean, rstd = _mean_rstd(input, dims, eps)
+    return out, mean.reshape(-1), rstd.reshape(-1)
+
+
+@export
+def norm_except_dim(v, pow=2, dim=0):
+    """The `pow`-norm of v over every dim but `dim`, kept as size-1 dims (weight_norm's g);
+    dim=-1 means the norm of the whole tensor, a 0-d result."""
+    if dim == -1:
+        return v.norm(pow)
+    others = tuple(d for d in range(v.ndim) if d != dim)
+    return v.norm(pow, others, keepdim=True)
+

@@ -24,6 +24,7 @@ import numpy as np  # index vectors are tiny host arrays built from Python ints
 
 from ... import _creation
 from ... import _dtype as dt
+from .._dispatch import autocast_args
 from .._op import export, op
 
 __all__ = ["pad"]
@@ -130,6 +131,8 @@ def _source_index(mode, size, lo, hi):
 
 
 def _gather_pad(input, pairs, mode):
+    kind = {"reflect": "reflection", "replicate": "replication"}.get(mode, mode)
+    input, = autocast_args(f"{kind}_pad{len(pairs)}d", input)  # some run in float32 on the CPU
     lead = input.ndim - len(pairs)
     out = input
     for k, (lo, hi) in enumerate(pairs):

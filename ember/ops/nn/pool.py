@@ -40,6 +40,8 @@ import numpy as np  # window tables are small host arrays built from Python ints
 from ... import _creation
 from ... import _dtype as dt
 from ..._parallel import row_split
+from ...autograd import grad_mode
+from .._dispatch import autocast_args
 from .._op import export, op
 from .conv import _add_windows, _out_size, _padded
 
@@ -330,7 +332,8 @@ def _refuse_dtype(name, input, allowed):
 def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode,
                 return_indices=True):
     name = f"max_pool{n}d"
-    _refuse_dtype(name, input, lambda d: d is not dt.bool)
+    input, = autocast_args(name, input)  # the CPU runs the 3-d pools in float32
+    _refuse_dtype(name, input, lambda d: d is not dt.bool and not d.is_complex)
     input, unbatched = _batched(input, n, name)
     kernel, stride, pairs, dilation, _ = _geometry(name, n, input, kernel_size, stride, padding,
                                                    dilation, ceil_mode)
@@ -516,6 +519,7 @@ def _divisor(spatial, out, kernel, stride, padding, count_include_pad):
 def _avg_poolnd(n, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                 divisor_override):
     name = f"avg_pool{n}d"
+    input, = autocast_args(name, input)  # the CPU runs the 3-d pools in float32
     _refuse_dtype("avg_pool2d" if n < 3 else name, input,
                   lambda d: d.is_floating_point or d is dt.int64)
     input, unbatched = _batched(input, n, name)
@@ -588,6 +592,7 @@ def _adaptive_setup(name, n, input, output_size):
 
 def _adaptive_max(n, input, output_size):
     name = f"adaptive_max_pool{n}d"
+    input, = autocast_args(name, input)  # the CPU runs the 3-d pools in float32
     input, unbatched, size = _adaptive_setup(name, n, input, output_size)
     values, indices = _adaptive_max_pool(input, output_size=size)
     if unbatched:
@@ -639,6 +644,7 @@ def _adaptive_mean_along(x, axis, out):
 
 
 def _adaptive_avg(n, input, output_size):
+    input, = autocast_args(f"adaptive_avg_pool{n}d", input)
     input, unbatched, size = _adaptive_setup(f"adaptive_avg_pool{n}d", n, input, output_size)
     out = input
     for d, o in enumerate(size):
@@ -718,6 +724,7 @@ def _unpool_size(n, input, kernel, stride, padding, output_size):
 
 def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
     name = f"max_unpool{n}d"
+    input, = autocast_args(name, input)  # 2-d and 3-d run in float32 on the CPU
     kernel = _tuple(kernel_size, n, "kernel_size", name)
     stride = kernel if stride is None else _tuple(stride, n, "stride", name)
     padding = _tuple(padding, n, "padding", name)
@@ -755,3 +762,139 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)
+
+
+# ----------------------------------------------------------------------------------------------
+# fractional max pooling (Graham, 2014): pseudo-random window starts, one sample in [0, 1) per
+# (n, c, spatial dim). With alpha = (size - kernel) / (out - 1), window i starts at
+# int((i + u) alpha) - int(u alpha) and the last one at size - kernel, computed in float64 as
+# torch's CPU kernel does. The windows' argmax positions are found without a graph; the values
+# are then gathered from the input, so the gradient is a scatter to those positions.
+
+
+def _fractional_starts(xp, samples, size, out, kernel):
+    """(N, C, out) window starts along one dim from samples (N, C)."""
+    u = samples.astype(np.float64)[..., None]
+    starts = xp.full(samples.shape + (out,), size - kernel, dtype=np.int64)
+    if out > 1:
+        alpha = (size - kernel) / (out - 1)
+        i = xp.arange(out - 1, dtype=np.float64)
+        starts[..., :-1] = ((i + u) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)
+    return starts
+
+
+def _fractional_indices_kernel(xp, a, samples, *, kernel, output_size):
+    """Flat (per plane) index of the maximum of every window: (N, C, *out)."""
+    n = len(kernel)
+    out = output_size
+    spatial = a.shape[-n:]
+    # torch's sample order: (W, H) in 2-d, (T, H, W) in 3-d
+    order = (1, 0) if n == 2 else (0, 1, 2)
+    coords = []
+    for d in range(n):
+        starts = _fractional_starts(xp, samples[..., order[d]], spatial[d], out[d], kernel[d])
+        coords.append(starts[..., :, None] + xp.arange(kernel[d]))  # (N, C, out_d, k_d)
+    flat = xp.zeros(a.shape[:2] + tuple(out) + tuple(kernel), dtype=np.int64)
+    for d in range(n):
+        shape = a.shape[:2] + tuple(out[e] if e == d else 1 for e in range(n)) + \
+            tuple(kernel[e] if e == d else 1 for e in range(n))
+        flat = flat * spatial[d] + coords[d].reshape(shape)
+    planes = a.reshape(a.shape[:2] + (-1,))
+    windows = xp.take_along_axis(planes, flat.reshape(a.shape[:2] + (-1,)), axis=-1)
+    windows = windows.reshape(flat.shape[:2 + n] + (-1,))
+    best = xp.argmax(windows, axis=-1)  # the first maximum; a NaN wins, as in torch
+    return xp.take_along_axis(flat.reshape(windows.shape), best[..., None], axis=-1)[..., 0]
+
+
+_fractional_indices = op("none", "fractional_max_pool_indices", differentiable=False)(
+    _fractional_indices_kernel)
+
+
+def _fractional_max_pool(n, name, input, kernel_size, output_size, output_ratio,
+                         return_indices, _random_samples):
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for "
+                                  f"'{dt.scalar_name(input.dtype)}'")
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got "
+                           f"{list(input.shape)}")
+    unbatched = input.ndim == n + 1
+    x = input.unsqueeze(0) if unbatched else input
+    kernel = _fractional_tuple(kernel_size, n)
+    spatial = x.shape[2:]
+    if output_size is None:
+        ratio = _fractional_tuple(output_ratio, n)
+        output_size = tuple(int(s * r) for s, r in zip(spatial, ratio))
+    out = _fractional_tuple(output_size, n)
+    words = ("time", "height", "width")[3 - n:]
+    for k, o, s, word in zip(kernel, out, spatial, words):
+        if o + k - 1 > s:
+            raise RuntimeError(f"{name}(): pool {word} {k} too large relative to input "
+                               f"{word} {s}")
+    samples = _random_samples
+    if samples is None:
+        from ... import _random
+
+        samples = _random.rand(x.shape[0], x.shape[1], n, dtype=x.dtype, device=x.device)
+    elif samples.dtype is not x.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    elif samples.requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError(f"The function '{name}' is not differentiable with respect to "
+                           "argument 'random_samples'. This input cannot have requires_grad "
+                           "True.")
+    elif samples.shape[0] < x.shape[0]:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    samples = samples[:x.shape[0]]
+    indices = _fractional_indices(x, samples, kernel=kernel, output_size=out)
+    values = x.flatten(2).gather(2, indices.flatten(2)).reshape(indices.shape)
+    if unbatched:
+        values, indices = values.squeeze(0), indices.squeeze(0)
+    return (values, indices) if return_indices else values
+
+
+def _fractional_tuple(value, n):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """(values, indices) of fractional max pooling over (N, C, H, W) (or (C, H, W)): windows
+    of kernel_size at pseudo-random starts giving output_size (or input size * output_ratio);
+    indices are flat positions in each H x W plane."""
+    return _fractional_max_pool(2, "fractional_max_pool2d", input, kernel_size, output_size,
+                                output_ratio, True, _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Fractional max pooling over 2 spatial dims (see fractional_max_pool2d_with_indices)."""
+    return _fractional_max_pool(2, "fractional_max_pool2d", input, kernel_size, output_size,
+                                output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """(values, indices) of fractional max pooling over 3 spatial dims."""
+    return _fractional_max_pool(3, "fractional_max_pool3d", input, kernel_size, output_size,
+                                output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """Fractional max pooling over 3 spatial dims (see fractional_max_pool3d_with_indices)."""
+    return _fractional_max_pool(3, "fractional_max_pool3d", input, kernel_size, output_size,
+                                output_ratio, return_indices, _random_samples)
+
+
+__all__ += ["fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+            "fractional_max_pool3d", "fractional_max_pool3d_with_indices"]
+
+
+@export(name="adaptive_max_pool1d")
+def _adaptive_max_pool1d_values_and_indices(input, output_size):
+    """torch.adaptive_max_pool1d: (values, indices) always (F.adaptive_max_pool1d returns
+    the values unless return_indices)."""
+    return adaptive_max_pool1d(input, output_size, return_indices=True)
+

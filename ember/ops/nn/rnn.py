@@ -516,3 +516,123 @@ def _reference_rnn(xw, h0, w_hh, *, batch_sizes, reverse, nonlinearity):
 
     out, (h_n,) = _recur(step, xw, [h0], batch_sizes, reverse)
     return out, h_n
+
+
+# ----------------------------------------------------------------------------------------------
+# torch's functional forms: torch.lstm / gru / rnn_tanh / rnn_relu over a flat weight list (as
+# nn.LSTM's _flat_weights: per layer and direction w_ih, w_hh[, b_ih, b_hh][, w_hr]), and the
+# single-step cells
+
+
+def _layer(mode, x, weights, states, has_biases, batch_sizes, reverse):
+    """One layer, one direction over the rows x: (output rows, final state(s))."""
+    from .linear import linear
+
+    w_ih, w_hh = weights[:2]
+    b_ih, b_hh = weights[2:4] if has_biases else (None, None)
+    if mode == "gru":  # b_hh stays inside the reset gate's product
+        out, h_n, _, _ = _gru_layer(linear(x, w_ih, b_ih), states[0], w_hh, b_hh,
+                                    batch_sizes=batch_sizes, reverse=reverse)
+        return out, (h_n,)
+    xw = linear(x, w_ih, None if b_ih is None else b_ih + b_hh)
+    if mode == "lstm":
+        w_hr = weights[4] if len(weights) > (4 if has_biases else 2) else None
+        out, h_n, c_n, _, _ = _lstm_layer(xw, states[0], states[1], w_hh, w_hr,
+                                          batch_sizes=batch_sizes, reverse=reverse)
+        return out, (h_n, c_n)
+    out, h_n = _rnn_layer(xw, states[0], w_hh, batch_sizes=batch_sizes, reverse=reverse,
+                          nonlinearity=mode[4:])
+    return out, (h_n,)
+
+
+def _layers(mode, data, batch_sizes, states, params, has_biases, num_layers, dropout, train,
+            bidirectional):
+    """Every layer and direction over packed rows: (output rows, stacked final states)."""
+    from ..shape import cat, stack
+    from .dropout import dropout as _dropout
+
+    directions = 2 if bidirectional else 1
+    per = len(params) // (num_layers * directions)
+    finals = [[] for _ in states]
+    x = data
+    for layer in range(num_layers):
+        outputs = []
+        for d in range(directions):
+            k = layer * directions + d
+            out, ends = _layer(mode, x, params[k * per:(k + 1) * per], [s[k] for s in states],
+                               has_biases, batch_sizes, d == 1)
+            outputs.append(out)
+            for collected, end in zip(finals, ends):
+                collected.append(end)
+        x = outputs[0] if directions == 1 else cat(outputs, 1)
+        if dropout and train and layer + 1 < num_layers:
+            x = _dropout(x, dropout, True)
+    return x, tuple(stack(collected) for collected in finals)
+
+
+def _recurrent(mode, input, states, params, has_biases, num_layers, dropout, train,
+               bidirectional, batch_first=False, batch_sizes=None):
+    """The shared body: a padded (T, B, F) / (B, T, F) input, or packed rows + batch_sizes."""
+    params = list(params)
+    if batch_sizes is not None:
+        sizes = tuple(int(n) for n in batch_sizes.tolist())
+        out, finals = _layers(mode, input, sizes, states, params, has_biases, num_layers,
+                              dropout, train, bidirectional)
+        return (out,) + finals
+    data = input.transpose(0, 1) if batch_first else input
+    steps, batch = data.shape[:2]
+    rows = data.reshape(steps * batch, data.shape[2])
+    out, finals = _layers(mode, rows, (batch,) * steps, states, params, has_biases,
+                          num_layers, dropout, train, bidirectional)
+    out = out.reshape(steps, batch, out.shape[-1])
+    return (out.transpose(0, 1) if batch_first else out,) + finals
+
+
+def _functional(mode):
+    def run(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
+            batch_first=False):
+        # the packed overload: (data, batch_sizes, hx, params, has_biases, num_layers,
+        # dropout, train, bidirectional) -- told apart by the weight list in 4th place
+        if isinstance(has_biases, (list, tuple)):
+            data, batch_sizes = input, hx
+            hx, params, has_biases, num_layers, dropout, train, bidirectional = (
+                params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+            states = tuple(hx) if mode == "lstm" else (hx,)
+            return _recurrent(mode, data, states, params, has_biases, num_layers, dropout,
+                              train, bidirectional, batch_sizes=batch_sizes)
+        states = tuple(hx) if mode == "lstm" else (hx,)
+        return _recurrent(mode, input, states, params, has_biases, num_layers, dropout, train,
+                          bidirectional, batch_first)
+    run.__name__ = run.__qualname__ = mode
+    outputs = "(output, h_n, c_n)" if mode == "lstm" else "(output, h_n)"
+    run.__doc__ = (f"torch.{mode}(input, hx, params, has_biases, num_layers, dropout, train, "
+                   f"bidirectional, batch_first) -> {outputs}: nn.{mode.upper()}'s computation "
+                   f"over a flat weight list (also the packed form with batch_sizes second).")
+    return run
+
+
+def _cell(mode):
+    def cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        states = tuple(hx) if mode == "lstm" else (hx,)
+        weights = [w_ih, w_hh] + ([b_ih, b_hh] if b_ih is not None else [])
+        batched = input.ndim == 2
+        if not batched:
+            input, states = input.unsqueeze(0), tuple(s.unsqueeze(0) for s in states)
+        out, ends = _layer(mode, input, weights, states, b_ih is not None,
+                           (input.shape[0],), False)
+        ends = ends if batched else tuple(e.squeeze(0) for e in ends)
+        return ends if mode == "lstm" else ends[0]
+    cell.__name__ = cell.__qualname__ = mode + "_cell"
+    cell.__doc__ = f"torch.{mode}_cell: one step of nn.{mode.upper()}Cell's computation."
+    return cell
+
+
+def _export_functional_forms():
+    from .._op import export
+
+    for mode in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+        export(_functional(mode), name=mode, function=True, method=False)
+        export(_cell(mode), name=mode + "_cell", function=True, method=False)
+
+
+_export_functional_forms()

@@ -10,6 +10,8 @@
   as `sum_j x.index_select(dim, index_j) * weight_j` with 1 (nearest), 2 (linear) or 4 (cubic)
   taps. The indices and weights are torch's, computed on the host in the dtype torch uses
   (float32 for float32 input), so values agree to rounding; 'area' is adaptive_avg_pool.
+  `antialias=True` (bilinear/bicubic) is Pillow's resampling, as torch's: a filter widened by
+  the scale when shrinking, each output's window padded to a fixed number of taps.
   Gradients come from index_select's (a scatter-add), as torch's upsample backward.
 * grid_sample gathers the 2^n (bilinear), 1 (nearest) or 16 (bicubic) taps of every sampling
   point from the flattened input planes and weighs them; the weights are Tensor expressions
@@ -40,7 +42,8 @@ from .pool import (
 
 __all__ = ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
            "native_channel_shuffle", "interpolate", "upsample", "upsample_nearest",
-           "upsample_bilinear", "grid_sample", "affine_grid"]
+           "upsample_bilinear", "grid_sample", "affine_grid", "GRID_SAMPLE_INTERPOLATION_MODES",
+           "GRID_SAMPLE_PADDING_MODES"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -297,6 +300,40 @@ def _cubic_taps(T, size, out, scale, align_corners):
     return [(np.clip(index - 1 + k, 0, size - 1), w) for k, w in enumerate(weights)]
 
 
+def _antialias_filter(T, x, cubic):
+    """The triangle (bilinear) or Keys cubic (a = -0.5, as Pillow) filter at distances x."""
+    x = np.abs(x)
+    if not cubic:
+        return np.maximum(T(1) - x, T(0))
+    a = T(-0.5)
+    near = ((a + T(2)) * x - (a + T(3))) * x * x + T(1)
+    far = ((a * x - T(5) * a) * x + T(8) * a) * x - T(4) * a
+    return np.where(x < T(1), near, np.where(x < T(2), far, T(0)))
+
+
+def _antialias_taps(T, size, out, scale, align_corners, cubic):
+    """Pillow-style area-aware resampling (torch's antialias=True): when shrinking, the filter
+    is stretched by the scale so every input pixel under an output pixel contributes. Each
+    output j reads the window [lo_j, lo_j + n_j) with normalised weights; windows are padded
+    to the longest with zero weights, so every tap is one index_select."""
+    s = T((size - 1) / (out - 1)) if align_corners and out > 1 else \
+        T(0) if align_corners else _inverse_scale(T, size, out, scale)
+    support = T(2 if cubic else 1) * (s if s >= 1 else T(1))
+    inverse = T(1) / s if s >= 1 else T(1)
+    center = s * (np.arange(out, dtype=T) + T(0.5))
+    lo = np.maximum((center - support + T(0.5)).astype(np.int64), 0)  # truncation, as C++
+    count = np.minimum((center + support + T(0.5)).astype(np.int64), size) - lo
+    width = int(math.ceil(support)) * 2 + 1
+    k = np.arange(width)
+    weights = _antialias_filter(T, ((lo[:, None] + k - center[:, None]).astype(T) + T(0.5))
+                                * inverse, cubic)
+    weights = np.where(k < count[:, None], weights, T(0)).astype(T)
+    total = weights.sum(axis=1, keepdims=True)
+    weights = np.where(total != 0, weights / np.where(total != 0, total, T(1)), weights)
+    index = np.minimum(lo[:, None] + k, size - 1)
+    return [(index[:, j], weights[:, j]) for j in range(width) if weights[:, j].any()]
+
+
 def _resample_along(x, axis, taps):
     """sum_j x.index_select(axis, index_j) * weight_j (weights broadcast along `axis`)."""
     device = x.device
@@ -381,11 +418,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         sizes = [int(math.floor(float(s) * f)) for s, f in zip(input.shape[2:], scales)]
         if recompute_scale_factor:
             scales = None  # the kernels then use input size / output size
-    if antialias:
-        if mode not in ("bilinear", "bicubic") or input.ndim != 4:
-            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
-                             "modes and requires a 4-D tensor as input")
-        raise NotImplementedError("interpolate(antialias=True) is not supported by ember yet")
+    if antialias and (mode not in ("bilinear", "bicubic") or input.ndim != 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                         "modes and requires a 4-D tensor as input")
     needed = _MODE_DIMS.get(mode)
     if needed is not None and needed != dim:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
@@ -394,16 +429,20 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode == "area":
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1]
         return pool(input, sizes)
-    return _separable_resample(input, sizes, scales, mode, align_corners)
+    return _separable_resample(input, sizes, scales, mode, align_corners, antialias)
 
 
-def _separable_resample(input, sizes, scales, mode, align_corners):
+def _separable_resample(input, sizes, scales, mode, align_corners, antialias=False):
     T = _opmath(input.dtype)
     out = input
     for d in reversed(range(len(sizes))):  # last dim first, like torch's recursion order
         size, target = input.shape[2 + d], sizes[d]
         scale = None if scales is None else scales[d]
-        if mode in ("nearest", "nearest-exact"):
+        if antialias:
+            if target == size:
+                continue  # torch skips a dim that keeps its size (the filter is the identity)
+            taps = _antialias_taps(T, size, target, scale, align_corners, mode == "bicubic")
+        elif mode in ("nearest", "nearest-exact"):
             taps = [(_nearest_index(size, target, scale, mode == "nearest-exact"), None)]
         elif mode == "bicubic":
             taps = _cubic_taps(T, size, target, scale, align_corners)
@@ -646,3 +685,40 @@ def affine_grid(theta, size, align_corners=None):
     base = stack(columns, -1).reshape(math.prod(spatial), k + 1)
     grid = base @ theta.transpose(1, 2)                         # (N, P, k)
     return grid.reshape((size[0],) + spatial + (k,))
+
+
+# the codes torch's grid_sampler kernels take for grid_sample's modes
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+# the torch.* kernels behind grid_sample and affine_grid, with the modes as their codes
+_INTERPOLATION_NAMES = {code: name for name, code in GRID_SAMPLE_INTERPOLATION_MODES.items()}
+_PADDING_NAMES = {code: name for name, code in GRID_SAMPLE_PADDING_MODES.items()}
+
+
+def _grid_sampler(dims):
+    def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+        if dims is not None and input.ndim != dims + 2:
+            raise RuntimeError(f"grid_sampler(): expected {dims + 2}D input and grid with same "
+                               f"number of dimensions, but got input with sizes "
+                               f"{list(input.shape)} and grid with sizes {list(grid.shape)}")
+        return grid_sample(input, grid, _INTERPOLATION_NAMES[interpolation_mode],
+                           _PADDING_NAMES[padding_mode], align_corners)
+    suffix = "" if dims is None else f"_{dims}d"
+    grid_sampler.__name__ = grid_sampler.__qualname__ = "grid_sampler" + suffix
+    grid_sampler.__doc__ = ("torch.grid_sampler" + suffix + ": F.grid_sample with the "
+                            "interpolation and padding modes as codes (GRID_SAMPLE_*_MODES).")
+    return grid_sampler
+
+
+for _dims in (None, 2, 3):
+    _fn = _grid_sampler(_dims)
+    export(_fn, name=_fn.__name__, function=True, method=False)
+
+
+@export
+def affine_grid_generator(theta, size, align_corners):
+    """torch.affine_grid_generator: F.affine_grid with align_corners required."""
+    return affine_grid(theta, size, align_corners)
+

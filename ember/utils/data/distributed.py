@@ -9,12 +9,17 @@ then takes every `num_replicas`-th index starting at `rank`:
     indices 0 1 2 3 4 5 6 | 0      (7 items, 4 replicas: one pad)
     rank 0: 0 4   rank 1: 1 5   rank 2: 2 6   rank 3: 3 0
 
+The shuffle is torch's own -- `torch.randperm` with a CPU generator seeded `seed + epoch`:
+a Fisher-Yates pass driven by the 32-bit outputs of MT19937 seeded with the low 32 bits of
+the seed (NumPy's RandomState is that generator) -- so each rank gets exactly the indices
+it gets under torch, and a run can be resumed or compared across the two libraries.
+
 Read next: dataloader.py.
 """
 import importlib
 import math
 
-import ember
+import numpy as np
 
 from .sampler import Sampler
 
@@ -66,8 +71,7 @@ class DistributedSampler(Sampler):
     def __iter__(self):
         n = len(self.dataset)
         if self.shuffle:
-            g = ember.Generator().manual_seed(self.seed + self.epoch)
-            indices = ember.randperm(n, generator=g).tolist()
+            indices = _torch_randperm(n, self.seed + self.epoch)
         else:
             indices = list(range(n))
         if self.drop_last:
@@ -84,3 +88,15 @@ class DistributedSampler(Sampler):
         """Reshuffle differently on the next pass (the permutation is seeded by
         seed + epoch, identically on every replica)."""
         self.epoch = epoch
+
+
+def _torch_randperm(n, seed):
+    """torch.randperm(n, generator=torch.Generator().manual_seed(seed)).tolist()."""
+    draws = np.random.RandomState(seed & 0xFFFFFFFF).randint(0, 2 ** 32, size=max(n - 1, 0),
+                                                             dtype=np.uint32)
+    steps = np.arange(len(draws))
+    partners = (steps + draws % (n - steps)).tolist()  # step i swaps items i and partners[i]
+    indices = list(range(n))
+    for i, j in enumerate(partners):  # each swap depends on the ones before: a Python loop
+        indices[i], indices[j] = indices[j], indices[i]
+    return indices

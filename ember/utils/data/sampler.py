@@ -4,11 +4,11 @@ SequentialSampler gives 0 .. n-1; RandomSampler a permutation (or draws with rep
 SubsetRandomSampler a permutation of given indices; WeightedRandomSampler draws indices
 with given weights; BatchSampler groups any sampler's indices into lists.
 
-Random streams are ember's (they do not equal torch's) but are reproducible: a sampler
-given `generator=` draws only from it; one without draws a fresh seed from ember's global
-generator each time it is iterated, so `ember.manual_seed` fixes the whole sequence. All
-drawing happens in the main process, so the number of worker processes never changes
-which indices are produced.
+Random streams are torch's, call for call: a sampler given `generator=` draws only from it;
+RandomSampler without one draws a fresh seed from the global generator each time it is
+iterated (one int64 `random_()`, as torch) and shuffles with a new Generator seeded by it, so
+after the same `manual_seed` the indices equal torch's. All drawing happens in the main
+process, so the number of worker processes never changes which indices are produced.
 
 Read next: distributed.py, then dataloader.py.
 """
@@ -77,10 +77,11 @@ class RandomSampler(Sampler[int]):
             # a fresh stream per pass, seeded from the global generator
             generator = ember.Generator().manual_seed(_draw_seed(None))
         if self.replacement:
-            # in chunks, so a huge num_samples never materialises at once
-            for start in range(0, self.num_samples, 1024):
-                count = min(1024, self.num_samples - start)
-                yield from ember.randint(0, n, (count,), generator=generator).tolist()
+            # in torch's chunks of 32, so a pass stopped early leaves the generator where
+            # torch's would be
+            for _ in range(self.num_samples // 32):
+                yield from ember.randint(0, n, (32,), generator=generator).tolist()
+            yield from ember.randint(0, n, (self.num_samples % 32,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from ember.randperm(n, generator=generator).tolist()
@@ -93,7 +94,7 @@ class RandomSampler(Sampler[int]):
 def _draw_seed(generator):
     """A non-negative 63-bit seed drawn from `generator` (or the global one), as torch's
     `empty((), dtype=int64).random_(generator)`."""
-    return ember.empty(1, dtype=ember.int64).random_(generator=generator).item()
+    return ember.empty((), dtype=ember.int64).random_(generator=generator).item()
 
 
 class SubsetRandomSampler(Sampler[int]):
