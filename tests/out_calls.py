@@ -202,7 +202,7 @@ CALLS.update({
     "linalg.det": lambda m, d: (m.linalg.det, (d["sq"],), {}),
     "linalg.eigh": lambda m, d: (m.linalg.eigh, (d["sq"],), {}),
     "linalg.eigvalsh": lambda m, d: (m.linalg.eigvalsh, (d["sq"],), {}),
-    "linalg.eig": lambda m, d: (m.linalg.eig, (d["sq"],), {}),
+    "linalg.eig": lambda m, d: (m.linalg.eig, (m.diag(d["v"]),), {}),  # diagonal: e_i
     "linalg.eigvals": lambda m, d: (m.linalg.eigvals, (d["sq"],), {}),
     "linalg.householder_product": lambda m, d: (m.linalg.householder_product,
                                                 m.geqrf(d["sq"]), {}),
@@ -237,3 +237,36 @@ CALLS.update({
     "linalg.vecdot": lambda m, d: (m.linalg.vecdot, (d["x"], d["y"]), {}),
     "linalg.vector_norm": lambda m, d: (m.linalg.vector_norm, (d["x"],), {}),
 })
+CALLS.update({
+    "frobenius_norm": lambda m, d: (m.frobenius_norm, (d["x"], (0, 1)), {}),
+    "nuclear_norm": lambda m, d: (m.nuclear_norm, (d["sq"],), {}),
+    "hash_tensor": lambda m, d: (m.hash_tensor, (d["x"],), {}),
+})
+SPECIAL_UNARY = """airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 digamma entr erf erfc erfcx
+erfinv exp2 expit expm1 gammaln i0 i0e i1 i1e log1p log_ndtr logit modified_bessel_i0
+modified_bessel_i1 modified_bessel_k0 modified_bessel_k1 ndtr ndtri psi round
+scaled_modified_bessel_k0 scaled_modified_bessel_k1 sinc spherical_bessel_j0""".split()
+SPECIAL_BINARY = "gammainc gammaincc xlog1py xlogy zeta".split()
+SPECIAL_POLYNOMIALS = """chebyshev_polynomial_t chebyshev_polynomial_u chebyshev_polynomial_v
+chebyshev_polynomial_w hermite_polynomial_h hermite_polynomial_he laguerre_polynomial_l
+legendre_polynomial_p shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u
+shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w""".split()  # (input, n)
+for _name in SPECIAL_UNARY:
+    CALLS["special." + _name] = lambda m, d, _n=_name: (getattr(m.special, _n), (d["x"],), {})
+for _name in SPECIAL_BINARY:
+    CALLS["special." + _name] = lambda m, d, _n=_name: (getattr(m.special, _n),
+                                                        (d["big"], d["y"]), {})
+for _name in SPECIAL_POLYNOMIALS:
+    CALLS["special." + _name] = lambda m, d, _n=_name: (getattr(m.special, _n),
+                                                        (d["x"], d["k"]), {})
+CALLS.update({
+    "special.polygamma": lambda m, d: (m.special.polygamma, (1, d["y"]), {}),
+    "special.multigammaln": lambda m, d: (m.special.multigammaln, (d["big"], 2), {}),
+    "special.logsumexp": lambda m, d: (m.special.logsumexp, (d["x"], 1), {}),
+    "fft.fftfreq": lambda m, d: (m.fft.fftfreq, (5,), {}),
+    "fft.rfftfreq": lambda m, d: (m.fft.rfftfreq, (5, 0.5), {}),
+})
+FFT = """fft fft2 fftn hfft hfft2 hfftn ifft ifft2 ifftn ihfft ihfft2 ihfftn irfft irfft2 irfftn
+rfft rfft2 rfftn""".split()
+for _name in FFT:
+    CALLS["fft." + _name] = lambda m, d, _n=_name: (getattr(m.fft, _n), (d["x"],), {})

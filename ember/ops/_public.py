@@ -14,8 +14,9 @@ which add the conventions torch's parser applies to all of its builtin functions
   `sort`, ...). Tensor methods never take `out`, as in torch.
 * NumPy-style keyword aliases (torch's "numpy compatibility" names): `axis=` for `dim=` and
   `keepdims=` for `keepdim=` everywhere, and for functions `x=`, `a=`, `x1=` for `input=` and
-  `x2=` for `other=`. (torch also takes `x2=` for a method's `other`; ember does not, to keep
-  `x.add(y)` free of a wrapper frame.)
+  `x2=` for `other=` (and `input=` for a function whose first parameter is `self`: a Tensor
+  method published as `torch.<name>`). (torch also takes `x2=` for a method's `other`; ember
+  does not, to keep `x.add(y)` free of a wrapper frame.)
 * module-level in-place functions: `ember.sin_(x)` runs `x.sin_()`, for every name in INPLACE
   that ember has as a method and no op module publishes itself.
 
@@ -115,6 +116,11 @@ QUIET_RESIZE = {
 _QUIET = {(namespace, name) for namespace, names in QUIET_RESIZE.items()
           for name in names.split()}
 
+# the functions that copy into outs of another shape (broadcasting, as copy_) and never resize
+_NEVER_RESIZE = {("torch", "split_copy")}
+# the functions whose out is a list of tensors: torch returns None from their out= form
+_RETURN_NOTHING = {("torch", n) for n in "split_copy split_with_sizes_copy unbind_copy".split()}
+
 # torch's module-level in-place functions (`torch.sin_(x)`), each the Tensor method of the name
 INPLACE = """abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_
     as_strided_ asin_ asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_
@@ -125,8 +131,9 @@ INPLACE = """abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ 
 
 # torch's NumPy-compatible keyword names: alias -> the parameter it stands for
 _METHOD_ALIASES = {"axis": "dim", "keepdims": "keepdim"}
+# (and `input=` for the `self` of a Tensor method published as a function, torch.detach)
 _FUNCTION_ALIASES = {**_METHOD_ALIASES, "x": "input", "a": "input", "x1": "input",
-                     "x2": "other"}
+                     "x2": "other", "input": "self"}
 # torch takes an int-list parameter spread out (`x.view(2, 3)`) or by name as one sequence
 # (`x.view(size=(2, 3))`); ember's `*size`-style parameters of these names take both too
 _SEQUENCE_VARARGS = ("size", "shape", "dims", "repeats")
@@ -139,8 +146,9 @@ _SEQUENCE_VARARGS = ("size", "shape", "dims", "repeats")
 def function(fn, name, namespace="torch"):
     """`fn` as `ember.<name>` (or `ember.<namespace>.<name>`): with `out=` if torch takes it
     there, torch's keyword aliases, and sequences by name for `*size`-style parameters."""
-    policy = _POLICY.get((namespace, name))
-    return _wrap(fn, name, policy, _FUNCTION_ALIASES, (namespace, name) in _QUIET)
+    key = (namespace, name)
+    resize = "quiet" if key in _QUIET else "never" if key in _NEVER_RESIZE else "warn"
+    return _wrap(fn, name, _POLICY.get(key), _FUNCTION_ALIASES, resize, key in _RETURN_NOTHING)
 
 
 def method(fn, name):
@@ -183,7 +191,7 @@ def _spread(params):
                  p.name in _SEQUENCE_VARARGS), None)
 
 
-def _wrap(fn, name, policy, alias_table, quiet=False):
+def _wrap(fn, name, policy, alias_table, resize="warn", returns_nothing=False):
     fn = getattr(fn, "_public_of", fn)  # published before (under another name or namespace)
     params = _parameters(fn)
     aliases = _aliases(params, alias_table)
@@ -201,7 +209,8 @@ def _wrap(fn, name, policy, alias_table, quiet=False):
                 args = args + (kwargs.pop(spread),)
             out = kwargs.pop("out", None) if policy is not None else None
             if out is not None:
-                return _call_into(fn, args, kwargs, out, name, policy, fills, quiet)
+                written = _call_into(fn, args, kwargs, out, name, policy, fills, resize)
+                return None if returns_nothing else written
         return fn(*args, **kwargs)
 
     public._public_of = fn
@@ -250,11 +259,11 @@ def _inplace_function(name):
 # writing into out
 
 
-def _call_into(fn, args, kwargs, out, name, policy, fills, quiet):
+def _call_into(fn, args, kwargs, out, name, policy, fills, resize):
     if fills:  # out says the result's dtype (and a factory's device)
         _check_tensor(out, name)
         _fill_from_out(kwargs, out, fills, name)
-    return write_out(out, fn(*args, **kwargs), name, policy, quiet)
+    return write_out(out, fn(*args, **kwargs), name, policy, resize)
 
 
 def _fill_from_out(kwargs, out, fills, name):
@@ -267,18 +276,20 @@ def _fill_from_out(kwargs, out, fills, name):
                                f"parameter ({dt.scalar_name(out.dtype)})")
 
 
-def write_out(out, result, name, policy="cast", quiet=False):
+def write_out(out, result, name, policy="cast", resize="warn"):
     """torch's `out=`: write `result` (a tensor, or a tuple of them) into `out` and return out.
-    `policy` says which dtypes out may have (see OUT); `quiet`: resize without a warning."""
+    `policy` says which dtypes out may have (see OUT); an out of another shape is resized with
+    torch's warning (`resize="warn"`), without it ("quiet"), or never ("never": copied into,
+    broadcasting)."""
     if out is None:
         return result
     if not isinstance(result, (tuple, list)):
         _check_tensor(out, name)
-        return _write(out, result, name, policy, quiet)
+        return _write(out, result, name, policy, resize)
     if not isinstance(out, (tuple, list)) or len(out) != len(result):
         raise TypeError(f"{name}(): argument 'out' must be tuple of {len(result)} Tensors, not "
                         f"{_describe(out)}")
-    written = [_write(_check_tensor(o, name), r, name, policy, quiet)
+    written = [_write(_check_tensor(o, name), r, name, policy, resize)
                for o, r in zip(out, result)]
     return type(result)(*written) if hasattr(result, "_fields") else type(result)(written)
 
@@ -294,7 +305,7 @@ def _describe(x):
         f"{type(x).__name__} of {len(x)}"
 
 
-def _write(out, result, name, policy, quiet):
+def _write(out, result, name, policy, resize):
     if grad_mode.is_grad_enabled() and (result.requires_grad or out.requires_grad):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -307,19 +318,19 @@ def _write(out, result, name, policy, quiet):
     if policy == "cast" and not dt.can_cast(result.dtype, out.dtype):
         raise RuntimeError(f"result type {dt.scalar_name(result.dtype)} can't be cast to the "
                            f"desired output type {dt.scalar_name(out.dtype)}")
-    if out.shape != result.shape:
-        _resize(out, result.shape, quiet)
+    if out.shape != result.shape and resize != "never":
+        _resize(out, result.shape, warns=resize == "warn")
     with grad_mode.no_grad():
         out.copy_(result)
     return out
 
 
-def _resize(out, shape, quiet):
+def _resize(out, shape, warns):
     """Give `out` the result's shape (new memory), warning as torch does when it had elements."""
     if out._base is not None:
         raise NotImplementedError(f"out= tensor of shape {list(out.shape)} needs shape "
                                   f"{list(shape)}: ember does not resize a view")
-    if out.numel() and not quiet:
+    if out.numel() and warns:
         warn(f"An output with one or more elements was resized since it had shape "
              f"{list(out.shape)}, which does not match the required output shape "
              f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "

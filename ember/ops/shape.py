@@ -1687,7 +1687,14 @@ for _name, _view_fn in (
         ("unfold_copy", unfold), ("unsqueeze_copy", unsqueeze), ("view_copy", _view_or_reshape)):
     export(_copy_of(_view_fn, _name), name=_name)
 
-export(split, name="unsafe_split", method=True)
+
+@export(method=True)
+def unsafe_split(input, split_size, dim=0):
+    """split under torch's parameter names for unsafe_split (torch skips a view check; the
+    pieces are the same)."""
+    return split(input, split_size, dim)
+
+
 export(chunk, name="unsafe_chunk", method=True)
 export(split_with_sizes, name="unsafe_split_with_sizes", method=True)
 
