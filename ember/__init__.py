@@ -58,6 +58,7 @@ from ._legacy import set_default_tensor_type
 
 globals().update(_legacy.tensor_types())   # FloatTensor, LongTensor, ... (legacy types)
 globals().update(_legacy.storage_types())  # FloatStorage, LongStorage, ...
+from . import storage  # torch.storage: TypedStorage, UntypedStorage
 from .serialization import load, save
 
 
@@ -133,3 +134,15 @@ from .amp.autocast_mode import (autocast, autocast_decrement_nesting,
                                 set_autocast_gpu_dtype)
 from .amp.grad_scaler import GradScaler
 from .version import __version__
+
+
+def __getattr__(name):
+    """torch.Storage: the legacy storage type of the default dtype (it follows
+    set_default_dtype, as torch's does)."""
+    if name == "Storage":
+        return _legacy.default_storage_type()
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(globals().keys() | {"Storage"})

@@ -14,6 +14,8 @@ its dtype, and `isinstance` looks at the storage's dtype. `tensor_types("cuda")`
 
 Read next: `_tensor_str.py`.
 """
+import functools
+
 import numpy as np
 
 from . import _dtype as dt
@@ -21,14 +23,17 @@ from ._device import as_device
 from ._storage import TypedStorage, UntypedStorage
 from ._tensor import Tensor
 from ._utils import warn
+from .ops._op import export
 
 __all__ = ["tensor_types", "storage_types", "set_default_tensor_type", "type_name",
-           "parse_type"]
+           "parse_type", "default_storage_type", "storage_type"]
 
-# legacy name (without "Tensor" / "Storage") -> dtype; torch has no complex legacy types
+# legacy name (without "Tensor" / "Storage") -> dtype; torch has complex storage types but no
+# complex tensor types (torch.ComplexFloatTensor is only a name that x.type() returns)
 _DTYPES = {"Float": dt.float32, "Double": dt.float64, "Half": dt.float16,
            "BFloat16": dt.bfloat16, "Byte": dt.uint8, "Char": dt.int8, "Short": dt.int16,
            "Int": dt.int32, "Long": dt.int64, "Bool": dt.bool}
+_STORAGE_DTYPES = {**_DTYPES, "ComplexFloat": dt.complex64, "ComplexDouble": dt.complex128}
 
 
 class _TensorType(type):
@@ -142,16 +147,32 @@ def _storage_name(dtype):
     return f"torch.{dt.scalar_name(dtype)}Storage"
 
 
+@functools.cache  # one family of types per namespace: isinstance and `is` compare them
 def storage_types(module="ember"):
     """{'FloatStorage': <type>, ...}: the legacy typed storage types (CPU)."""
     types = {}
-    for stem, dtype in _DTYPES.items():
+    for stem, dtype in _STORAGE_DTYPES.items():
         name = stem + "Storage"
         types[name] = _StorageType(name, (), {
             "__module__": module, "__qualname__": name, "dtype": dtype, "is_cuda": False,
             "__doc__": f"The legacy type of {dtype} storages: `{name}(n)`, `{name}([1, 2])` "
                        f"make a TypedStorage; isinstance recognises them."})
     return types
+
+
+def default_storage_type():
+    """torch.Storage: the storage type of the default dtype (FloatStorage unless changed)."""
+    return storage_types()[dt.scalar_name(dt.get_default_dtype()) + "Storage"]
+
+
+@export(function=False, method=True)
+def storage_type(self):
+    """Tensor.storage_type(): the legacy type of the tensor's storage (ember.FloatStorage for
+    a float32 tensor); None for a dtype without one (uint16, float8 ...), as in torch."""
+    if self.device.type != "cpu":
+        raise NotImplementedError(f"storage_type() of a {self.device.type} tensor: ember has "
+                                  f"no torch.cuda.FloatStorage family of types")
+    return storage_types().get(dt.scalar_name(self.dtype) + "Storage")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -165,7 +186,7 @@ def type_name(dtype, device_type="cpu"):
     return f"{prefix}{dt.scalar_name(dtype)}Tensor"
 
 
-_BY_NAME = {type_name(d, device): (d, device) for d in _DTYPES.values()
+_BY_NAME = {type_name(d, device): (d, device) for d in dt.ALL_DTYPES
             for device in ("cpu", "cuda")}
 
 

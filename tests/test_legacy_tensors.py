@@ -15,7 +15,8 @@ torch = pytest.importorskip("torch")
 
 TYPES = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
          "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
-STORAGES = [name.replace("Tensor", "Storage") for name in TYPES]
+STORAGES = [name.replace("Tensor", "Storage") for name in TYPES] + [
+    "ComplexFloatStorage", "ComplexDoubleStorage"]  # (torch has no complex tensor types)
 
 
 @pytest.fixture(autouse=True)
@@ -81,7 +82,9 @@ def test_type_with_and_without_arguments():
         x = m.tensor([1.5, -2.0])
         return (x.type(), x.long().type(), x.bool().type(), x.bfloat16().type(),
                 x.type(m.DoubleTensor), x.type("torch.LongTensor"), x.type(m.int32),
-                x.type(m.FloatTensor) is x, x.type(m.IntTensor).type())
+                x.type(m.FloatTensor) is x, x.type(m.IntTensor).type(),
+                x.type(m.complex64).type(), x.type("torch.ComplexDoubleTensor"),
+                m.ones(2, dtype=m.uint16).type())
 
     check(fn, [], grad=False)
     check_raises(lambda m: m.ones(2).type("torch.NoSuchTensor"))
@@ -94,11 +97,30 @@ def test_typed_storages(name):
         made = cls([1, 0, 1])
         sized = cls(3)
         return (made.tolist(), len(sized), sized.dtype is cls.dtype, len(cls()),
-                isinstance(made, cls), isinstance(made, m.storage.TypedStorage if m is torch
-                                                  else m.TypedStorage),
+                isinstance(made, cls), isinstance(made, m.storage.TypedStorage),
                 isinstance(made, m.FloatStorage if name != "FloatStorage" else m.LongStorage))
 
     check(fn, [], grad=False)
+
+
+def test_storage_type_and_torch_storage():
+    """Tensor.storage_type() names the legacy storage type of the dtype; torch.Storage is the
+    default dtype's, following set_default_dtype."""
+    before_ember, before_torch = ember.get_default_dtype(), torch.get_default_dtype()
+    try:
+        def fn(m):
+            names = [m.ones(2, dtype=getattr(m, d)).storage_type().__name__ for d in
+                     ("float32", "int64", "bool", "uint8", "bfloat16", "complex64",
+                      "complex128")]
+            first = m.Storage.__name__
+            m.set_default_dtype(m.float64)
+            return (names, first, m.Storage.__name__, isinstance(m.DoubleStorage(2), m.Storage),
+                    m.ones(2, dtype=m.uint16).storage_type() is None)
+
+        check(fn, [], grad=False)
+    finally:
+        ember.set_default_dtype(before_ember)
+        torch.set_default_dtype(before_torch)
 
 
 def test_storage_errors():

@@ -187,7 +187,6 @@ _COMPLEX = "complex"
 _RANDOM = "random"
 _COMPAT = "compat"
 _DIST = "dist"
-_CORE = "names-core"
 _SPARSE = "sparse"
 _FUNC = "func"
 _TODO = "names-ops (not done)"
@@ -204,7 +203,6 @@ PENDING = {
             Event Stream get_device_module AcceleratorError OutOfMemoryError DisableTorchFunction
             DisableTorchFunctionSubclass cond while_loop"""),
         **_group(_DIST, "is_distributed"),
-        **_group(_CORE, "ComplexDoubleStorage ComplexFloatStorage Storage storage"),
         **_group(_SPARSE, """
             sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor sparse_compressed_tensor
             sparse_csc sparse_csc_tensor sparse_csr sparse_csr_tensor dsmm hsmm hspmm saddmm smm
@@ -217,7 +215,6 @@ PENDING = {
         "chalf": _COMPLEX,
         **_group(_COMPAT, "ipu is_pinned mtia pin_memory record_stream xpu"),
         "is_distributed": _DIST,
-        "storage_type": _CORE,
         **_group(_SPARSE, """
             ccol_indices col_indices crow_indices resize_as_sparse_ row_indices smm sparse_resize_
             sparse_resize_and_clear_ sspaddmm to_sparse_bsc to_sparse_bsr to_sparse_csc
