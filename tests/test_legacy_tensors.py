@@ -183,3 +183,17 @@ def test_new_makes_tensors_like_self():
         return x.new(3).shape, x.new([1, 2]), x.new().shape, x.new(2, 2).dtype is x.dtype
 
     check(fn, [], grad=False)
+
+
+def test_cuda_tensor_types():
+    """torch.cuda.FloatTensor & co.: the same names; CPU tensors are not instances; without a
+    GPU constructing one raises (torch: TypeError, ember: RuntimeError naming CuPy)."""
+    assert {n for n in TYPES} == {n for n in dir(torch.cuda) if n.endswith("Tensor")}
+    for name in TYPES:
+        cls = getattr(ember.cuda, name)
+        assert repr(cls) == f"<class 'ember.cuda.{name}'>" and cls.is_cuda
+        assert not isinstance(ember.ones(2, dtype=cls.dtype), cls)
+        assert isinstance(ember.ones(2, dtype=cls.dtype), getattr(ember, name))
+    if not ember.cuda.is_available():
+        with pytest.raises(RuntimeError):
+            ember.cuda.FloatTensor([1.0])
