@@ -123,6 +123,8 @@ _public.install(vars(nn.functional), "nn.functional", aliases=False)
 from . import accelerator, amp, backends, compiler, cpu, hub, jit, onnx, testing, version
 from . import multiprocessing
 from ._compile import compile
+from ._control_flow import cond, while_loop
+from ._stream import Event, Stream, get_device_module
 from .amp.autocast_mode import (autocast, autocast_decrement_nesting,
                                 autocast_increment_nesting, clear_autocast_cache,
                                 get_autocast_cpu_dtype, get_autocast_dtype,

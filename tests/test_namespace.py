@@ -200,8 +200,7 @@ PENDING = {
             get_autocast_ipu_dtype get_autocast_xla_dtype is_autocast_ipu_enabled
             is_autocast_xla_enabled set_autocast_ipu_dtype set_autocast_ipu_enabled
             set_autocast_xla_dtype set_autocast_xla_enabled fx mps xpu mtia export library overrides
-            Event Stream get_device_module AcceleratorError OutOfMemoryError DisableTorchFunction
-            DisableTorchFunctionSubclass cond while_loop"""),
+            AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass"""),
         **_group(_DIST, "is_distributed"),
         **_group(_SPARSE, """
             sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor sparse_compressed_tensor
@@ -221,7 +220,6 @@ PENDING = {
             to_sparse_csr"""),
     },
     "nn": {
-        "attention": _COMPAT,  # SDPA backend selection (sdpa_kernel, SDPBackend)
     },
     "nn.functional": {
         **_group(_COMPAT, """

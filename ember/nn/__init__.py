@@ -1,5 +1,11 @@
 """ember.nn: modules, parameters, functional forms, initialisation (torch.nn)."""
-from . import functional, grad, init, utils  # noqa: F401
+from . import (  # noqa: F401
+    attention,  # noqa: F401  (ember.nn.attention)
+    functional,
+    grad,
+    init,
+    utils,
+)
 from .modules import *  # noqa: F401,F403
 from .modules.module import Module  # noqa: F401
 from .parallel import DataParallel  # noqa: F401  (and ember.nn.parallel)
