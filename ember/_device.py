@@ -84,6 +84,8 @@ def set_default_device(device):
 
 
 def get_default_device():
+    """The device factory functions use when no `device=` is given (CPU unless `set_default_device`
+    changed it)."""
     return _default
 
 

@@ -396,6 +396,8 @@ def _tensor_dtype(fn_name, input):
 
 
 def is_floating_point(input):
+    """Whether `input`'s dtype is a floating-point type (float16, bfloat16, float32, float64, ...).
+    """
     return _tensor_dtype("is_floating_point", input).is_floating_point
 
 
@@ -405,4 +407,6 @@ def is_complex(input):
 
 
 def is_signed(input):
+    """Whether `input`'s dtype can hold negative values (every dtype but bool and the unsigned
+    integers)."""
     return _tensor_dtype("is_signed", input).is_signed

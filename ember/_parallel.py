@@ -39,6 +39,8 @@ _pool = None
 
 
 def get_num_threads():
+    """The number of threads ember's CPU work may use: `set_num_threads`'s value, else
+    OMP_NUM_THREADS, else the number of CPUs."""
     return _threads
 
 

@@ -104,20 +104,25 @@ class UntypedStorage:
         return self._device.type == "cuda"
 
     def nbytes(self):
+        """The size of the storage in bytes."""
         return int(self._bytes.size)
 
     def size(self):
+        """The number of elements, which for an untyped storage is its size in bytes."""
         return int(self._bytes.size)
 
     __len__ = size
 
     def element_size(self):
+        """1: an untyped storage holds bytes."""
         return 1
 
     def data_ptr(self):
+        """The address of the first byte (host or device memory)."""
         return _address(self._bytes)
 
     def tolist(self):
+        """The bytes as a list of ints (0-255), copied to the host."""
         return _backend.transfer(self._bytes, CPU).tolist()
 
     def __getitem__(self, index):
@@ -125,21 +130,27 @@ class UntypedStorage:
         return item.tolist()
 
     def to(self, device=None, *, non_blocking=False):
+        """This storage on `device`: self if it is there already, else a copy. `non_blocking` is
+        accepted; the copy is always synchronous."""
         device = as_device(device)
         if device == self._device:
             return self
         return UntypedStorage._wrap(_backend.transfer(self._bytes, device), device)
 
     def cpu(self):
+        """This storage on the CPU (self if already there, else a copy)."""
         return self.to(CPU)
 
     def cuda(self, device=None, non_blocking=False):
+        """This storage on a CUDA device (`device`: an index, a name or None for the current one);
+        self if already there, else a copy."""
         from ._device import device as make_device
 
         return self.to(make_device("cuda", device) if isinstance(device, int) else
                        as_device("cuda" if device is None else device))
 
     def clone(self):
+        """A copy of the bytes, on the same device."""
         return UntypedStorage._wrap(self._bytes.copy(), self._device)
 
     def __repr__(self):
@@ -167,23 +178,29 @@ class TypedStorage:
         return self._untyped_storage.device
 
     def untyped(self):
+        """The UntypedStorage holding the bytes (shared, not a copy)."""
         return self._untyped_storage
 
     def size(self):
+        """The number of elements of `dtype` the storage holds."""
         return self._untyped_storage.nbytes() // self.dtype.itemsize
 
     __len__ = size
 
     def nbytes(self):
+        """The size of the storage in bytes."""
         return self._untyped_storage.nbytes()
 
     def element_size(self):
+        """The size of one element of `dtype`, in bytes."""
         return self.dtype.itemsize
 
     def data_ptr(self):
+        """The address of the first element (host or device memory)."""
         return self._untyped_storage.data_ptr()
 
     def tolist(self):
+        """The elements as a list of Python numbers, copied to the host."""
         array = _backend.transfer(self._array, CPU)
         if self.dtype is dt.bfloat16:
             array = array.astype(np.float32)

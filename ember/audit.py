@@ -53,6 +53,7 @@ class Audit:
         self.watched = {}  # id(ember function) -> its keyword-watching wrapper
 
     def record(self, name, site):
+        """Note that the missing API `name` was used at `site` ("file:line"), once per site."""
         sites = self.missing.setdefault(name, [])
         if site not in sites:
             sites.append(site)
@@ -432,6 +433,9 @@ def _failure_site(error):
 
 
 def main(argv=None):
+    """`python -m ember.audit script.py [args...]`: run the script with torch mapped to ember and
+    print, to stderr, every torch API it used that ember lacks. Returns the exit status: 1 if
+    anything was missing or the script raised, else the script's own."""
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] in ("-h", "--help"):
         print("usage: python -m ember.audit script.py [args...]\n\nRuns a PyTorch script with "

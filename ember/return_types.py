@@ -20,9 +20,10 @@ def _repr(self):
 
 def _structseq(name, fields):
     base = namedtuple(name, fields)
+    doc = f"What `{name}` returns: a tuple `({', '.join(fields)})` whose fields have those names."
     cls = type(name, (base,), {"__slots__": (), "__repr__": _repr, "__module__": __name__,
-                               "n_fields": len(fields), "n_sequence_fields": len(fields),
-                               "n_unnamed_fields": 0})
+                               "__doc__": doc, "n_fields": len(fields),
+                               "n_sequence_fields": len(fields), "n_unnamed_fields": 0})
     cls.__qualname__ = name
     return cls
 

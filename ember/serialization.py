@@ -1253,10 +1253,12 @@ def add_safe_globals(safe_globals):
 
 
 def get_safe_globals():
+    """The objects `add_safe_globals` allowed for `load(weights_only=True)`."""
     return list(_user_safe_globals.values())
 
 
 def clear_safe_globals():
+    """Forget every object `add_safe_globals` allowed."""
     _user_safe_globals.clear()
 
 

@@ -2,9 +2,10 @@
 
 Public means: reachable from a public module of ember (no `_` anywhere in its dotted path; the
 op layer `ember.ops` is internal and its functions are reached through the namespaces they are
-published into), named without a leading `_`, and defined by ember. For a class, its own public
-methods count too; a method may inherit its docstring from the method it overrides (as
-`inspect.getdoc` does), e.g. a module's `forward` from `nn.Module.forward`.
+published into), named without a leading `_`, and defined by ember. A class needs a docstring
+of its own; its own public methods count too, and a method may inherit its docstring from the
+method it overrides (as `inspect.getdoc` does), e.g. a module's `forward` from
+`nn.Module.forward`.
 """
 import importlib
 import inspect
@@ -33,6 +34,8 @@ def _defined_by_ember(value):
 
 
 def _has_doc(value):
+    if inspect.isclass(value):  # a class's own: its base's says what the base is
+        return bool((value.__dict__.get("__doc__") or "").strip())
     return bool((inspect.getdoc(value) or "").strip())
 
 

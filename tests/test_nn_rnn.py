@@ -507,6 +507,9 @@ def test_packed_sequence_object():
     assert packed.to(ember.float64).batch_sizes.dtype is ember.int64
     assert packed.to(ember.float32) is packed
     assert not packed.is_cuda
+    t_packed = torch.nn.utils.rnn.pack_sequence([torch.ones(3, 2), torch.ones(1, 2)])
+    assert packed.is_pinned() == t_packed.is_pinned()
+    assert packed.pin_memory() is packed
     rebuilt = ember.nn.utils.rnn.PackedSequence(packed.data, packed.batch_sizes)
     assert rebuilt.data is packed.data
     assert ember.nn.utils.rnn.PackedSequence((packed.data, packed.batch_sizes)).batch_sizes \

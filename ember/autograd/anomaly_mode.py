@@ -39,10 +39,13 @@ _EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.se
 
 
 def is_anomaly_enabled():
+    """Whether anomaly detection (`detect_anomaly` / `set_detect_anomaly`) is on."""
     return enabled
 
 
 def is_anomaly_check_nan_enabled():
+    """Whether anomaly mode also checks backward results for NaN (its `check_nan` argument, True by
+    default)."""
     return check_nan
 
 
@@ -128,6 +131,8 @@ def remember_inplace(tensor, op):
 
 
 def forward_trace(node):
+    """The Python stack recorded when `node` was created in forward, as text ("" when anomaly mode
+    was off then, or `node` is None); used in anomaly error messages."""
     lines = node.metadata.get("traceback_") if node is not None else None
     return "".join(lines) if lines else ""
 

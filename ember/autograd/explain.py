@@ -54,6 +54,9 @@ class explain:
     # listener methods (see _instrument.py)
 
     def on_op(self, op, args, attrs, outputs, inplace, start, end, seq):
+        """Listener callback (see `ember.autograd._instrument`): called after each op runs while
+        this is active, with the op, its arguments and outputs and the `perf_counter_ns` times
+        around it. Remembers the inputs of each new node for the report."""
         node = outputs[0]._grad_fn if outputs else None
         if inplace:
             node = _inplace_node(node, op)
@@ -63,6 +66,9 @@ class explain:
             self._forward[node] = (tuple(_keep(x) for x in args), dict(attrs))
 
     def on_node(self, node, grads, in_grads, start, end, seq):
+        """Listener callback (see `ember.autograd._instrument`): called after each backward node's
+        rule runs while this is active. Records the gradients the node received and passed on, one
+        step of the report."""
         if type(in_grads) is not tuple:
             in_grads = tuple(in_grads) if isinstance(in_grads, list) else (in_grads,)
         name = node.name()

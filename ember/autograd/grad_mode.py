@@ -23,10 +23,13 @@ state = _State()
 
 
 def is_grad_enabled():
+    """Whether ops now record a graph for autograd (False inside `no_grad`, `inference_mode`, ...).
+    """
     return state.grad_enabled
 
 
 def is_inference_mode_enabled():
+    """Whether an `inference_mode` block is active."""
     return state.inference
 
 
@@ -103,6 +106,8 @@ class set_grad_enabled(_GradModeContext):
         state.grad_enabled = self.mode
 
     def clone(self):
+        """A new `set_grad_enabled` with the same mode. As in torch, making it sets that mode at
+        once."""
         return self.__class__(self.mode)
 
     def __call__(self, func):
@@ -130,6 +135,7 @@ class inference_mode(_GradModeContext):
         self.mode = bool(mode)
 
     def clone(self):
+        """A new `inference_mode` with the same mode (for reuse as a decorator)."""
         return self.__class__(self.mode)
 
     def _enter(self):

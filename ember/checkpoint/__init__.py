@@ -317,6 +317,8 @@ def format_summary(summary):
 
 
 def main(argv=None):
+    """`python -m ember.checkpoint info FILE`: list the tensors of a checkpoint or safetensors file
+    (names, dtypes, shapes, sizes, shared storages) without loading it. Returns the exit status."""
     parser = argparse.ArgumentParser(prog="python -m ember.checkpoint",
                                      description="Inspect checkpoints without loading them.")
     commands = parser.add_subparsers(dest="command", required=True)

@@ -153,15 +153,18 @@ def _uniform_rejection(tensor, mean, std, a, b, generator):
 
 
 def constant_(tensor, val):
+    """Fill `tensor` with `val` in place, without recording a gradient; returns it."""
     with no_grad():
         return tensor.fill_(val)
 
 
 def ones_(tensor):
+    """Fill `tensor` with ones in place, without recording a gradient; returns it."""
     return constant_(tensor, 1.0)
 
 
 def zeros_(tensor):
+    """Fill `tensor` with zeros in place, without recording a gradient; returns it."""
     with no_grad():
         return tensor.zero_()
 

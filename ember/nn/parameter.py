@@ -115,6 +115,8 @@ class UninitializedTensorMixin:
         raise RuntimeError(_NO_SHAPE)
 
     def size(self, dim=None):
+        """Refused (RuntimeError): a placeholder has no shape until it is materialized, usually by
+        the lazy module's first forward."""
         raise RuntimeError(_NO_SHAPE)
 
     def materialize(self, shape, device=None, dtype=None):
@@ -150,9 +152,11 @@ class UninitializedTensorMixin:
         return self._converted(dtype, device_type(device) if device is not None else None)
 
     def cpu(self, memory_format=None):
+        """A placeholder of the same kind on the CPU."""
         return self.to("cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """A placeholder of the same kind on a CUDA device."""
         return self.to("cuda" if device is None else device)
 
     @property
@@ -165,9 +169,12 @@ class UninitializedTensorMixin:
         self._device = new._device
 
     def detach(self):
+        """Return self: a placeholder has no values or history to detach from."""
         return self
 
     def share_memory_(self):
+        """Refused (RuntimeError): there is no memory to share before the placeholder is
+        materialized."""
         raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call "
                            "`forward` to initialize the parameters before calling "
                            "`module.share_memory()`.")

@@ -17,6 +17,20 @@ __all__ = ["Adadelta"]
 
 
 class Adadelta(Optimizer):
+    """Adadelta: the step is the gradient rescaled by the ratio of running RMS values of past steps
+    and past gradients.
+
+        v = rho * v + (1 - rho) * g * g;   d = sqrt(u + eps) / sqrt(v + eps) * g
+        u = rho * u + (1 - rho) * d * d;   p = p - lr * d
+
+    Arguments, torch's names and defaults: `lr=1.0`, `rho=0.9`, `eps=1e-6`, `weight_decay=0` (added
+    to the gradient), `foreach=None`, and keyword-only `capturable=False`, `maximize=False`,
+    `differentiable=False`.
+
+    `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
+    single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
+    torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
         check.lr(lr)

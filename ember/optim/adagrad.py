@@ -18,6 +18,19 @@ __all__ = ["Adagrad"]
 
 
 class Adagrad(Optimizer):
+    """Adagrad: per-element steps divided by the root of the sum of all past squared gradients.
+
+        s = s + g * g;   p = p - lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps)
+
+    Arguments, torch's names and defaults: `lr=1e-2`, `lr_decay=0`, `weight_decay=0` (added to the
+    gradient), `initial_accumulator_value=0` (the starting `s`), `eps=1e-10`, `foreach=None`, and
+    keyword-only `maximize=False`, `differentiable=False`, `fused=None`. As in torch, the state of
+    the constructor's parameters is created at once.
+
+    `foreach` and `fused` are accepted and kept in the param groups, but ember has one
+    implementation (torch's single-tensor math), so they change nothing (fused=True with
+    foreach=True raises, as in torch). differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None):

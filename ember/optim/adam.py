@@ -20,6 +20,22 @@ __all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
+    """Adam: steps scaled by bias-corrected running averages of the gradient and of its square.
+
+        m = beta1 * m + (1 - beta1) * g;   v = beta2 * v + (1 - beta2) * g * g
+        p = p - lr * (m / (1 - beta1^t)) / (sqrt(v / (1 - beta2^t)) + eps)
+
+    Arguments, torch's names and defaults: `lr=1e-3`, `betas=(0.9, 0.999)` (two floats or two
+    1-element tensors), `eps=1e-8`, `weight_decay=0` (added to the gradient, or, with
+    `decoupled_weight_decay=True`, applied to `p` directly as in AdamW), `amsgrad=False` (use the
+    running maximum of `v`), and keyword-only `foreach`, `maximize`, `capturable`, `differentiable`,
+    `fused`, `decoupled_weight_decay`.
+
+    `foreach` and `fused` are accepted and kept in the param groups, but ember has one
+    implementation (torch's single-tensor math), so they change nothing (fused=True with
+    foreach=True raises, as in torch). `capturable` is accepted and only decides, as in torch, where
+    a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):

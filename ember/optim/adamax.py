@@ -16,6 +16,19 @@ __all__ = ["Adamax"]
 
 
 class Adamax(Optimizer):
+    """Adamax: Adam with the infinity norm in place of the running average of squared gradients.
+
+        m = beta1 * m + (1 - beta1) * g;   u = max(beta2 * u, |g| + eps)
+        p = p - lr / (1 - beta1^t) * m / u
+
+    Arguments, torch's names and defaults: `lr=2e-3`, `betas=(0.9, 0.999)`, `eps=1e-8`,
+    `weight_decay=0` (added to the gradient), `foreach=None`, and keyword-only `maximize=False`,
+    `differentiable=False`, `capturable=False`.
+
+    `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
+    single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
+    torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
         check.lr(lr)

@@ -18,6 +18,20 @@ __all__ = ["ASGD"]
 
 
 class ASGD(Optimizer):
+    """Averaged SGD: SGD with a decaying step size that also keeps `ax`, the running average of the
+    parameters (in `state[p]["ax"]`).
+
+        p = p * (1 - lambd * eta) - eta * g;   ax = ax + mu * (p - ax)
+        eta = lr / (1 + lambd * lr * t)^alpha;   mu = 1 / max(1, t - t0)
+
+    Arguments, torch's names and defaults: `lr=1e-2`, `lambd=1e-4`, `alpha=0.75`, `t0=1e6`,
+    `weight_decay=0` (added to the gradient), `foreach=None`, `maximize=False`,
+    `differentiable=False`, `capturable=False`.
+
+    `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
+    single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
+    torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     _scalar_state_keys = ("step", "eta", "mu")
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,

@@ -43,6 +43,16 @@ _HISTORY_KEYS = ("d", "t", "old_dirs", "old_stps", "ro", "H_diag", "prev_flat_gr
 
 
 class LBFGS(Optimizer):
+    """L-BFGS: a quasi-Newton method; `step(closure)` runs up to `max_iter` iterations, each moving
+    along `-H g`, where `H` approximates the inverse Hessian from the last `history_size` steps and
+    gradient changes.
+
+    `step` needs a closure that zeroes the gradients, recomputes the loss, calls `backward()` and
+    returns the loss. Arguments, torch's names and defaults: `lr=1` (the step length),
+    `max_iter=20`, `max_eval=None` (max_iter * 5 // 4), `tolerance_grad=1e-7`,
+    `tolerance_change=1e-9`, `history_size=100`, `line_search_fn=None` (or "strong_wolfe"). As in
+    torch, only one parameter group is allowed (ValueError otherwise)."""
+
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7,
                  tolerance_change=1e-9, history_size=100, line_search_fn=None):
         check.lr(lr)

@@ -115,6 +115,14 @@ class _Flag:
 
 
 class LRScheduler:
+    """The base class of the learning-rate schedules: each `step()` advances `last_epoch` and writes
+    `get_lr()` into every param group's "lr".
+
+    The constructor stores each group's starting lr as "initial_lr" (`base_lrs`) and takes the first
+    step, so the optimizer holds the epoch-0 lr at once; with `last_epoch >= 0` (resuming) the
+    groups must already have "initial_lr" (KeyError otherwise). A subclass implements `get_lr()`,
+    and may add `_get_closed_form_lr()`, used when an epoch is given to `step`."""
+
     _get_lr_called_within_step = False
     _is_initial = False
 
@@ -146,9 +154,12 @@ class LRScheduler:
             self.step()
 
     def state_dict(self):
+        """The scheduler's attributes (everything but the optimizer), the keys torch uses, so a
+        checkpoint loads in either library."""
         return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
 
     def load_state_dict(self, state_dict):
+        """Restore the attributes saved by `state_dict`."""
         self.__dict__.update(state_dict)
 
     def get_last_lr(self):
@@ -160,6 +171,11 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch=None):
+        """Advance one epoch and set each group's lr to the schedule's next value; call it after
+        `optimizer.step()` (a warning says so otherwise, as in torch).
+
+        Passing `epoch` is deprecated (UserWarning): it jumps to that epoch, using the closed form
+        where the schedule has one."""
         if self._step_count == 1:
             self._check_step_order()
         self._step_count += 1
@@ -576,6 +592,8 @@ class CyclicLR(LRScheduler):
             self.scale_mode = "iterations"
 
     def scale_fn(self, x):
+        """The amplitude factor of the cycle: the user's `scale_fn` if one was given, else the one
+        of `mode` (1, halving every cycle, or `gamma ** iteration`)."""
         if self._scale_fn_custom is not None:
             return self._scale_fn_custom(x)
         return self._scale_fn_ref(x)
@@ -610,6 +628,9 @@ class CyclicLR(LRScheduler):
         return lrs
 
     def state_dict(self):
+        """The scheduler's attributes, as in `LRScheduler.state_dict`, with the scale function left
+        out: a plain function or lambda is not saved, a callable object saves its `__dict__` (as
+        torch does)."""
         state = super().state_dict()
         state.pop("_scale_fn_ref", None)  # a bound method or partial: rebuilt on load
         fn = state.pop("_scale_fn_custom")
@@ -619,6 +640,8 @@ class CyclicLR(LRScheduler):
         return state
 
     def load_state_dict(self, state_dict):
+        """Restore the attributes saved by `state_dict`, including the `__dict__` of a
+        callable-object `scale_fn` (the object itself must be given again to the constructor)."""
         fn = state_dict.pop("_scale_fn_custom")
         super().load_state_dict(state_dict)
         if fn is not None:
@@ -797,6 +820,8 @@ class SequentialLR(_NestedState, LRScheduler):
             sched.last_epoch -= 1
 
     def step(self):
+        """Advance one epoch: step the scheduler in charge of it, restarting the next one from its
+        epoch 0 when a milestone is reached."""
         self.last_epoch += 1
         i = bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[i]
@@ -822,6 +847,7 @@ class ChainedScheduler(_NestedState, LRScheduler):
         self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
 
     def step(self):
+        """Step every chained scheduler once, in order, so their multiplicative updates compose."""
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
@@ -866,6 +892,9 @@ class ReduceLROnPlateau(LRScheduler):
         self.num_bad_epochs = 0
 
     def step(self, metrics, epoch=None):
+        """Record `metrics` (a number or 1-element tensor) for this epoch, and multiply each group's
+        lr by `factor` (not below `min_lr`) once it has not improved for more than `patience`
+        epochs. Passing `epoch` is deprecated (UserWarning)."""
         current = float(metrics)
         if epoch is None:
             epoch = self.last_epoch + 1
@@ -926,6 +955,8 @@ class ReduceLROnPlateau(LRScheduler):
         self.threshold_mode = threshold_mode
 
     def load_state_dict(self, state_dict):
+        """Restore the attributes saved by `state_dict` and rebuild the comparison from the saved
+        mode, threshold and threshold_mode."""
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold,
                              threshold_mode=self.threshold_mode)

@@ -21,6 +21,22 @@ __all__ = ["NAdam"]
 
 
 class NAdam(Optimizer):
+    """NAdam: Adam with Nesterov momentum, whose momentum coefficient `mu_t = beta1 * (1 - 0.5 *
+    0.96^(t * momentum_decay))` warms up over the steps.
+
+        m, v as in Adam;   P_t = mu_1 * ... * mu_t
+        p = p - lr * ((1 - mu_t) / (1 - P_t) * g + mu_{t+1} / (1 - P_t * mu_{t+1}) * m)
+                  / (sqrt(v / (1 - beta2^t)) + eps)
+
+    Arguments, torch's names and defaults: `lr=2e-3`, `betas=(0.9, 0.999)`, `eps=1e-8`,
+    `weight_decay=0`, `momentum_decay=4e-3`, `decoupled_weight_decay=False` (decay `p` directly
+    instead of adding to the gradient), and keyword-only `foreach`, `maximize`, `capturable`,
+    `differentiable`.
+
+    `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
+    single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
+    torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     _scalar_state_keys = ("step", "mu_product")
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,

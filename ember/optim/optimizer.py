@@ -141,6 +141,15 @@ def _to_scalar(value):
 
 
 class Optimizer:
+    """The base class of the optimizers: holds `param_groups` (a list of dicts, each with "params"
+    and its hyperparameters, `defaults` filling in what a group omits) and `state` (per-parameter
+    tensors, keyed by the parameter).
+
+    `params` is an iterable of tensors, of `(name, tensor)` pairs, or of group dicts. A subclass
+    either implements `_init_state` and `_update` (the math for one parameter; the base `step` walks
+    the groups, counts `step` and runs the hooks), or overrides `step` itself, as a torch optimizer
+    does."""
+
     # state entries that torch keeps as 0-d float32 tensors; old checkpoints held numbers
     _scalar_state_keys = ("step",)
 
@@ -329,6 +338,9 @@ class Optimizer:
     # state dict
 
     def state_dict(self):
+        """The optimizer's state as torch lays it out: `{"state": {index: {name: tensor}},
+        "param_groups": [{..., "params": [indices]}]}`, parameters numbered in group order. The
+        state tensors are the live ones, not copies, as in torch."""
         for hook in self._optimizer_state_dict_pre_hooks.values():
             hook(self)
         index = {}
@@ -351,6 +363,10 @@ class Optimizer:
         return state_dict
 
     def load_state_dict(self, state_dict):
+        """Load a state saved by `state_dict` (here or by torch) into an optimizer built over the
+        same parameters, matching them by position. Raises ValueError if the number of groups or of
+        parameters in a group differs; state tensors are cast to their parameter's dtype and device
+        where needed, as in torch."""
         state_dict = dict(state_dict)
         for hook in self._optimizer_load_state_dict_pre_hooks.values():
             result = hook(self, state_dict)

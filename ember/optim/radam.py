@@ -22,6 +22,21 @@ __all__ = ["RAdam"]
 
 
 class RAdam(Optimizer):
+    """RAdam: Adam whose adaptive step is scaled by a rectification term `r_t`, and replaced by
+    plain momentum SGD (`p = p - lr * m_hat`) in the first steps, while the variance estimate is not
+    yet tractable (`rho_t <= 5`).
+
+        rho_inf = 2 / (1 - beta2) - 1;   rho_t = rho_inf - 2 t beta2^t / (1 - beta2^t)
+        p = p - lr * m_hat * r_t * sqrt(1 - beta2^t) / (sqrt(v) + eps)
+
+    Arguments, torch's names and defaults: `lr=1e-3`, `betas=(0.9, 0.999)`, `eps=1e-8`,
+    `weight_decay=0`, `decoupled_weight_decay=False`, and keyword-only `foreach`, `maximize`,
+    `capturable`, `differentiable`.
+
+    `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
+    single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
+    torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
                  capturable=False, differentiable=False):

@@ -18,6 +18,20 @@ __all__ = ["RMSprop"]
 
 
 class RMSprop(Optimizer):
+    """RMSprop: steps divided by the root of a running average of squared gradients (minus the
+    squared running mean of the gradient when centered).
+
+        v = alpha * v + (1 - alpha) * g * g;   s = sqrt(v) + eps
+        p = p - lr * g / s,   or with momentum: b = momentum * b + g / s;  p = p - lr * b
+
+    Arguments, torch's names and defaults: `lr=1e-2`, `alpha=0.99`, `eps=1e-8`, `weight_decay=0`,
+    `momentum=0`, `centered=False`, `capturable=False`, `foreach=None`, `maximize=False`,
+    `differentiable=False`.
+
+    `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
+    single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
+    torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):

@@ -17,6 +17,21 @@ __all__ = ["Rprop"]
 
 
 class Rprop(Optimizer):
+    """Rprop: each element has its own step size, grown by `etaplus` while its gradient keeps its
+    sign and shrunk by `etaminus` when the sign flips (then that element skips one step); only the
+    gradient's sign moves the parameter.
+
+        step_size = clamp(step_size * eta, step_size_min, step_size_max)
+        p = p - sign(g) * step_size
+
+    Arguments, torch's names and defaults: `lr=1e-2` (the initial step size), `etas=(0.5, 1.2)`
+    (etaminus, etaplus), `step_sizes=(1e-6, 50)` (min, max), and keyword-only `capturable`,
+    `foreach`, `maximize`, `differentiable`.
+
+    `foreach` is accepted and kept in the param groups, but ember has one implementation (torch's
+    single-tensor math), so it changes nothing. `capturable` is accepted and only decides, as in
+    torch, where a loaded `step` lives. differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         check.lr(lr)

@@ -16,6 +16,20 @@ __all__ = ["SGD"]
 
 
 class SGD(Optimizer):
+    """Stochastic gradient descent, with optional momentum (Nesterov or not), dampening, weight
+    decay and maximize.
+
+        g = grad + weight_decay * p;   b = momentum * b + (1 - dampening) * g   (b = g at first)
+        p = p - lr * (g + momentum * b  if nesterov else  b)
+
+    Arguments, torch's names and defaults: `lr=1e-3`, `momentum=0`, `dampening=0`, `weight_decay=0`,
+    `nesterov=False` (needs momentum > 0 and dampening 0), and keyword-only `maximize=False` (ascend
+    instead), `foreach=None`, `differentiable=False`, `fused=None`.
+
+    `foreach` and `fused` are accepted and kept in the param groups, but ember has one
+    implementation (torch's single-tensor math), so they change nothing (fused=True with
+    foreach=True raises, as in torch). differentiable=True raises NotImplementedError."""
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None):

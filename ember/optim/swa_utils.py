@@ -120,6 +120,7 @@ class AveragedModel(Module):
         self.use_buffers = use_buffers
 
     def forward(self, *args, **kwargs):
+        """Call the averaged copy of the model with the given arguments."""
         return self.module(*args, **kwargs)
 
     def _averaged_and_current(self, model):
@@ -254,8 +255,11 @@ class SWALR(LRScheduler):
             self._linear_anneal
 
     def state_dict(self):
+        """The scheduler's attributes without the optimizer and the annealing function (rebuilt from
+        `anneal_strategy` on load)."""
         return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "anneal_func")}
 
     def load_state_dict(self, state_dict):
+        """Restore the attributes saved by `state_dict` and rebuild the annealing function."""
         self.__dict__.update(state_dict)
         self._set_anneal_func(self._anneal_strategy)

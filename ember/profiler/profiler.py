@@ -44,11 +44,17 @@ _recording = []  # profilers that are recording now (record_function reports to 
 
 
 class ProfilerActivity(enum.Enum):
+    """What `profile(activities=...)` records: CPU (the default), CUDA. ember times every op on the
+    host, so asking for CUDA only warns that kernels are not timed separately."""
+
     CPU = 0
     CUDA = 1
 
 
 class ProfilerAction(enum.Enum):
+    """What a `schedule` tells the profiler to do at a step: NONE (idle), WARMUP (profile, discard),
+    RECORD, RECORD_AND_SAVE (record, then call on_trace_ready)."""
+
     NONE = 0
     WARMUP = 1
     RECORD = 2
@@ -168,6 +174,8 @@ class FunctionEventAvg:
         self.is_user_annotation = False
 
     def add(self, event, self_time=None, self_memory=None):
+        """Fold one event into this average (count, times, FLOPs, bytes, memory);
+        `self_time`/`self_memory` override the event's own. Returns self."""
         self.count += 1
         self.cpu_time_total += event.cpu_time_total
         self.self_cpu_time_total += event.self_cpu_time_total if self_time is None else self_time
@@ -267,12 +275,15 @@ class EventList(list):
         return _table(self, rows, max_name_column_width, max_shapes_column_width, header)
 
     def total_average(self):
+        """One FunctionEventAvg, named "Total", summing every event."""
         total = FunctionEventAvg("Total")
         for e in self:
             total.add(e)
         return total
 
     def export_chrome_trace(self, path):
+        """Write the events to `path` as a Chrome trace (JSON), viewable in chrome://tracing or
+        Perfetto."""
         _export(self, path)
 
 
@@ -414,6 +425,8 @@ class profile:
         return False
 
     def start(self):
+        """Start profiling (what `with profile(...)` does on entry): listen to the ops and backward
+        nodes and enter the schedule's first action."""
         self._t0 = perf_counter_ns()
         self._action = self.schedule(self.step_num) if self.schedule else ProfilerAction.RECORD
         if self.with_modules:
@@ -422,6 +435,8 @@ class profile:
         self._enter_action()
 
     def stop(self):
+        """Stop profiling (what leaving the `with` block does) and call `on_trace_ready` if a
+        recording step was open."""
         self._close_step()
         self._set_recording(False)
         _instrument.unlisten(self)
@@ -472,6 +487,9 @@ class profile:
     # listener methods (see autograd/_instrument.py)
 
     def on_op(self, op, args, attrs, outputs, inplace, start, end, seq):
+        """Listener callback (see `ember.autograd._instrument`): called after each op runs while
+        this is active, with the op, its arguments and outputs and the `perf_counter_ns` times
+        around it. Records an event while the profiler is recording."""
         if self not in _recording:
             return
         shapes = [list(x.shape) if hasattr(x, "_data") else [] for x in args] \
@@ -489,6 +507,8 @@ class profile:
                   _instrument.current_module(), stack)
 
     def on_node(self, node, grads, in_grads, start, end, seq):
+        """Listener callback (see `ember.autograd._instrument`): called after each backward node's
+        rule runs while this is active. Records an event while the profiler is recording."""
         if self not in _recording:
             return
         name = node.name()
@@ -526,13 +546,17 @@ class profile:
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0,
                      group_by_module=False):
+        """The recorded events grouped by name (optionally also by input shapes, or by module), as
+        an EventList of FunctionEventAvg; `.table()` prints it."""
         return self.events().key_averages(group_by_input_shape, group_by_stack_n,
                                           group_by_module)
 
     def export_chrome_trace(self, path):
+        """Write the recorded events to `path` as a Chrome trace (JSON)."""
         self.events().export_chrome_trace(path)
 
     def total_average(self):
+        """One FunctionEventAvg summing every recorded event."""
         return self.events().total_average()
 
 

@@ -102,6 +102,8 @@ class CheckpointFunction(_function.Function):
 
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
+        """Run `run_function(*args)` without recording a graph, keeping the tensor inputs (and, with
+        preserve_rng_state, the RNG state) for backward."""
         if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
             warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
                           stacklevel=4)
@@ -115,6 +117,9 @@ class CheckpointFunction(_function.Function):
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """Rerun `run_function` with grad enabled on detached copies of the inputs (same RNG and
+        autocast state), backpropagate `grad_outputs` through it, and return the inputs' gradients.
+        Refused (RuntimeError) under `autograd.grad` or `backward(inputs=...)`, as in torch."""
         from ..autograd import _is_checkpoint_valid, backward
 
         if not _is_checkpoint_valid():

@@ -158,6 +158,10 @@ class FlopCounterMode:
         return False
 
     def on_op(self, op, args, attrs, outputs, inplace, start, end, seq):
+        """Listener callback (see `ember.autograd._instrument`): called after each op runs while
+        this is active, with the op, its arguments and outputs and the `perf_counter_ns` times
+        around it. Adds the op's FLOPs (if it has a formula) to "Global" and to every module that
+        encloses it."""
         formula = self.formulas.get(op.name)
         if formula is None:
             return
@@ -167,9 +171,13 @@ class FlopCounterMode:
             counts[op.name] = counts.get(op.name, 0) + flops
 
     def on_node(self, node, grads, in_grads, start, end, seq):
+        """Listener callback (see `ember.autograd._instrument`): called after each backward node's
+        rule runs while this is active. Counts nothing: backward ops are seen by `on_op` as they
+        run."""
         pass
 
     def get_total_flops(self):
+        """The FLOPs counted so far, over everything run."""
         return sum(self.flop_counts["Global"].values())
 
     def get_flop_counts(self):
@@ -177,6 +185,8 @@ class FlopCounterMode:
         return {name: dict(ops) for name, ops in self.flop_counts.items()}
 
     def get_table(self, depth=None):
+        """A text table of FLOPs per module (to `depth` levels of nesting, default the mode's) and
+        per op within each, with each one's share of the total."""
         depth = self.depth if depth is None else depth
         depth = 999999 if depth is None else depth
         total = self.get_total_flops()

@@ -19,6 +19,8 @@ class RemovableHandle:
             hooks_dict[self.id] = hook
 
     def remove(self):
+        """Unregister the hook (and its entries in the extra dicts); calling it again does nothing.
+        """
         self.hooks_dict.pop(self.id, None)
         extras = self.extra_dict if isinstance(self.extra_dict, (list, tuple)) else \
             [self.extra_dict]

@@ -67,10 +67,15 @@ def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
 
 
 def register_module_full_backward_pre_hook(hook):
+    """Register `hook(module, grad_output)` on every module, run before the module's gradients are
+    computed; it may return a replacement grad_output. Returns a RemovableHandle."""
     return RemovableHandle(_global_backward_pre_hooks, hook)
 
 
 def register_module_full_backward_hook(hook):
+    """Register `hook(module, grad_input, grad_output)` on every module, run once the gradients with
+    respect to the module's inputs are computed; it may return a replacement grad_input. Returns a
+    RemovableHandle. Raises RuntimeError if a global non-full backward hook is registered."""
     global _global_is_full_backward_hook
     if _global_is_full_backward_hook is False:
         raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as "

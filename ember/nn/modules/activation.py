@@ -156,26 +156,36 @@ class ReLU6(Hardtanh):
 
 
 class Sigmoid(Module):
+    """Apply `1 / (1 + exp(-x))` elementwise."""
+
     def forward(self, input):
         return input.sigmoid()
 
 
 class Tanh(Module):
+    """Apply the hyperbolic tangent elementwise."""
+
     def forward(self, input):
         return input.tanh()
 
 
 class LogSigmoid(Module):
+    """Apply `log(sigmoid(x)) = -softplus(-x)` elementwise, computed stably."""
+
     def forward(self, input):
         return F.logsigmoid(input)
 
 
 class Softsign(Module):
+    """Apply `x / (1 + |x|)` elementwise."""
+
     def forward(self, input):
         return F.softsign(input)
 
 
 class Tanhshrink(Module):
+    """Apply `x - tanh(x)` elementwise."""
+
     def forward(self, input):
         return F.tanhshrink(input)
 
@@ -307,6 +317,7 @@ class PReLU(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Set every slope to `init` (0.25 by default)."""
         init.constant_(self.weight, self.init)
 
     def forward(self, input):
@@ -443,6 +454,14 @@ class MultiheadAttention(Module):
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
                 attn_mask=None, average_attn_weights=True, is_causal=False):
+        """Attend from `query` to `key`/`value`; returns `(output, weights)`.
+
+        Shapes are (L, N, E) (or (N, L, E) with batch_first, or unbatched (L, E)).
+        `key_padding_mask` (N, S) marks keys to ignore (bool True, or a float added to the scores);
+        `attn_mask` is (L, S) or (N * num_heads, L, S), bool (True = not allowed) or float (added).
+        `weights` is None unless need_weights, else (N, L, S) averaged over heads, or (N, num_heads,
+        L, S) with average_attn_weights=False. `is_causal` is a hint that `attn_mask` is the causal
+        mask."""
         from ...ops.nn import attention
 
         batched = query.dim() == 3

@@ -124,10 +124,13 @@ class Sequential(Module):
             raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
 
     def append(self, module):
+        """Add `module` at the end, named by its position; returns self."""
         self.add_module(str(len(self)), module)
         return self
 
     def insert(self, index, module):
+        """Insert `module` before position `index` (negative counts from the end) and renumber the
+        children "0", "1", ...; returns self. Raises IndexError outside [-len, len]."""
         if not isinstance(module, Module):
             raise AssertionError(f"module should be of type: {Module}")
         n = len(self._modules)
@@ -139,16 +142,20 @@ class Sequential(Module):
         return self
 
     def extend(self, sequential):
+        """Append every module of an iterable (another Sequential, a list); returns self."""
         for module in sequential:
             self.append(module)
         return self
 
     def pop(self, key):
+        """Remove and return the module at index `key`."""
         module = self[key]
         del self[key]
         return module
 
     def forward(self, input):
+        """Feed `input` through the children in order, each one's output being the next one's input,
+        and return the last output."""
         for module in self._modules.values():
             input = module(input)
         return input
@@ -194,10 +201,12 @@ class ModuleList(Module):
         return combined
 
     def append(self, module):
+        """Add `module` at the end, named by its position; returns self."""
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules):
+        """Append every module of an iterable; returns self. Raises TypeError for a non-iterable."""
         if not isinstance(modules, Iterable):
             raise TypeError("ModuleList.extend should be called with an iterable, but got "
                             f"{type(modules).__name__}")
@@ -215,6 +224,7 @@ class ModuleList(Module):
             self.add_module(str(i), m)
 
     def pop(self, key):
+        """Remove and return the module at index `key`; the later ones are renumbered."""
         module = self[key]
         del self[key]
         return module
@@ -267,20 +277,25 @@ class ModuleDict(Module):
         return key in self._modules
 
     def clear(self):
+        """Remove every module."""
         self._modules.clear()
 
     def pop(self, key):
+        """Remove the module under `key` and return it."""
         value = self[key]
         del self[key]
         return value
 
     def keys(self):
+        """The keys, in insertion order."""
         return self._modules.keys()
 
     def items(self):
+        """The `(key, module)` pairs, in insertion order."""
         return self._modules.items()
 
     def values(self):
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def update(self, modules):
@@ -343,11 +358,14 @@ class ParameterList(Module):
         return self.extend(params)
 
     def append(self, value):
+        """Add `value` at the end (a plain tensor is wrapped in Parameter); returns self."""
         self._size += 1
         self[self._size - 1] = value
         return self
 
     def extend(self, values):
+        """Append every value of an iterable; returns self. A single tensor is refused (TypeError)
+        rather than split into its rows."""
         # a Tensor is iterable, but is never unpacked into entries
         if not isinstance(values, Iterable) or isinstance(values, Tensor):
             raise TypeError("ParameterList.extend should be called with an iterable, but got "
@@ -406,38 +424,50 @@ class ParameterDict(Module):
         return key in self._keys
 
     def copy(self):
+        """A new ParameterDict holding the same parameters (not copies of them), in the same order.
+        """
         return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
 
     def setdefault(self, key, default=None):
+        """The value under `key`; if absent, first store `default` there (a tensor is wrapped in
+        Parameter)."""
         if key not in self:
             self[key] = default
         return self[key]
 
     def keys(self):
+        """The keys, in insertion order."""
         return self._keys.keys()
 
     def items(self):
+        """The `(key, parameter)` pairs, in insertion order."""
         return ((k, self[k]) for k in self._keys)
 
     def values(self):
+        """The parameters, in insertion order."""
         return (self[k] for k in self._keys)
 
     def get(self, key, default=None):
+        """The value under `key`, or `default` if there is none."""
         return self[key] if key in self else default
 
     def fromkeys(self, keys, default=None):
+        """A new ParameterDict with every key of `keys` mapped to `default`."""
         return ParameterDict((k, default) for k in keys)
 
     def pop(self, key):
+        """Remove the value under `key` and return it."""
         value = self[key]
         del self[key]
         return value
 
     def popitem(self):
+        """Remove and return the most recently inserted `(key, value)` pair."""
         key = next(reversed(self._keys))
         return key, self.pop(key)
 
     def clear(self):
+        """Remove every entry."""
         for key in list(self._keys):
             del self[key]
 

@@ -135,16 +135,43 @@ class _Conv(_ConvNd):
 
 
 class Conv1d(_Conv):
+    """1-D convolution (cross-correlation, as in every framework) of (N, C_in, L) inputs (or
+    unbatched, without N) with `out_channels` learned filters of `kernel_size`; weight
+    `(out_channels, in_channels / groups, *kernel_size)`, initialised like torch's.
+
+    `padding` is an int, a tuple, "valid" (none) or "same" (output size = input size, stride 1
+    only); `padding_mode` "zeros", "reflect", "replicate" or "circular" says what fills it. `groups`
+    splits the channels into independent convolutions (groups = in_channels: depthwise); `dilation`
+    spaces the kernel's taps."""
+
     _n = 1
     _function = staticmethod(F.conv1d)
 
 
 class Conv2d(_Conv):
+    """2-D convolution (cross-correlation, as in every framework) of (N, C_in, H, W) inputs (or
+    unbatched, without N) with `out_channels` learned filters of `kernel_size`; weight
+    `(out_channels, in_channels / groups, *kernel_size)`, initialised like torch's.
+
+    `padding` is an int, a tuple, "valid" (none) or "same" (output size = input size, stride 1
+    only); `padding_mode` "zeros", "reflect", "replicate" or "circular" says what fills it. `groups`
+    splits the channels into independent convolutions (groups = in_channels: depthwise); `dilation`
+    spaces the kernel's taps."""
+
     _n = 2
     _function = staticmethod(F.conv2d)
 
 
 class Conv3d(_Conv):
+    """3-D convolution (cross-correlation, as in every framework) of (N, C_in, D, H, W) inputs (or
+    unbatched, without N) with `out_channels` learned filters of `kernel_size`; weight
+    `(out_channels, in_channels / groups, *kernel_size)`, initialised like torch's.
+
+    `padding` is an int, a tuple, "valid" (none) or "same" (output size = input size, stride 1
+    only); `padding_mode` "zeros", "reflect", "replicate" or "circular" says what fills it. `groups`
+    splits the channels into independent convolutions (groups = in_channels: depthwise); `dilation`
+    spaces the kernel's taps."""
+
     _n = 3
     _function = staticmethod(F.conv3d)
 
@@ -182,22 +209,48 @@ class _ConvTranspose(_ConvNd):
         return tuple(result)
 
     def forward(self, input, output_size=None):
+        """Apply the transposed convolution; `output_size` (the spatial sizes, or a full shape)
+        picks the output size among the valid ones, ValueError for one out of range."""
         output_padding = self._output_padding(input, output_size)
         return type(self)._function(input, self.weight, self.bias, self.stride, self.padding,
                                     output_padding, self.groups, self.dilation)
 
 
 class ConvTranspose1d(_ConvTranspose):
+    """1-D transposed convolution (the gradient of Conv1d with respect to its input, often called
+    deconvolution) of (N, C_in, L) inputs; weight `(in_channels, out_channels / groups,
+    *kernel_size)`.
+
+    Each output size is `(in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) +
+    output_padding + 1`; `forward(input, output_size)` may instead name the wanted size, among those
+    the stride makes ambiguous. Only padding_mode="zeros" is accepted, as in torch."""
+
     _n = 1
     _function = staticmethod(F.conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTranspose):
+    """2-D transposed convolution (the gradient of Conv2d with respect to its input, often called
+    deconvolution) of (N, C_in, H, W) inputs; weight `(in_channels, out_channels / groups,
+    *kernel_size)`.
+
+    Each output size is `(in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) +
+    output_padding + 1`; `forward(input, output_size)` may instead name the wanted size, among those
+    the stride makes ambiguous. Only padding_mode="zeros" is accepted, as in torch."""
+
     _n = 2
     _function = staticmethod(F.conv_transpose2d)
 
 
 class ConvTranspose3d(_ConvTranspose):
+    """3-D transposed convolution (the gradient of Conv3d with respect to its input, often called
+    deconvolution) of (N, C_in, D, H, W) inputs; weight `(in_channels, out_channels / groups,
+    *kernel_size)`.
+
+    Each output size is `(in - 1) * stride - 2 * padding + dilation * (kernel_size - 1) +
+    output_padding + 1`; `forward(input, output_size)` may instead name the wanted size, among those
+    the stride makes ambiguous. Only padding_mode="zeros" is accepted, as in torch."""
+
     _n = 3
     _function = staticmethod(F.conv_transpose3d)
 

@@ -16,6 +16,8 @@ __all__ = ["LazyModuleMixin"]
 
 
 def is_lazy(value):
+    """Whether `value` is a not-yet-materialized placeholder (UninitializedParameter or
+    UninitializedBuffer)."""
     return isinstance(value, UninitializedTensorMixin)
 
 

@@ -42,6 +42,8 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Re-draw the weight and bias from U(-1/sqrt(in_features), 1/sqrt(in_features)) (torch's
+        kaiming_uniform_ with a=sqrt(5) for the weight)."""
         # kaiming_uniform_ with a=sqrt(5) gives bound 1/sqrt(fan_in), torch's long-standing default
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
@@ -86,6 +88,7 @@ class Bilinear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Re-draw the weight and bias from U(-1/sqrt(in1_features), 1/sqrt(in1_features))."""
         bound = 1 / math.sqrt(self.weight.shape[1])
         init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:
@@ -113,6 +116,8 @@ class LazyLinear(LazyModuleMixin, Linear):
             self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     def reset_parameters(self):
+        """Initialise as Linear does once the parameters are materialized (and in_features is not
+        0); before that, do nothing."""
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 

@@ -50,14 +50,20 @@ _global_buffer_registration_hooks = OrderedDict()
 
 
 def register_module_module_registration_hook(hook):
+    """Register `hook(module, name, submodule)`, run whenever any module registers a submodule; a
+    non-None return replaces the submodule. Returns a handle whose `remove()` unregisters it."""
     return RemovableHandle(_global_module_registration_hooks, hook)
 
 
 def register_module_parameter_registration_hook(hook):
+    """Register `hook(module, name, param)`, run whenever any module registers a parameter; a
+    non-None return replaces the parameter. Returns a handle whose `remove()` unregisters it."""
     return RemovableHandle(_global_parameter_registration_hooks, hook)
 
 
 def register_module_buffer_registration_hook(hook):
+    """Register `hook(module, name, buffer)`, run whenever any module registers a buffer; a non-None
+    return replaces the buffer. Returns a handle whose `remove()` unregisters it."""
     return RemovableHandle(_global_buffer_registration_hooks, hook)
 
 
@@ -135,6 +141,10 @@ class Module:
             super().__init__(*args, **kwargs)
 
     def forward(self, *args, **kwargs):
+        """Compute the module's output from its inputs; every subclass overrides it.
+
+        Call the module itself (`model(x)`) rather than `forward`: `__call__` also runs the forward
+        and backward hooks registered on it."""
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   f'"forward" function')
 
@@ -303,22 +313,31 @@ class Module:
                 yield (module_prefix + ("." if module_prefix else "") + name, value)
 
     def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """Yield `(dotted name, parameter)` for this module's parameters and, with recurse=True, its
+        submodules', each parameter once unless remove_duplicate=False."""
         yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
                                        remove_duplicate)
 
     def parameters(self, recurse=True):
+        """Yield the parameters of this module (and, with recurse=True, of its submodules), each
+        once; the usual argument of an optimizer."""
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """Yield `(dotted name, buffer)` for this module's buffers and, with recurse=True, its
+        submodules', persistent or not."""
         yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
                                        remove_duplicate)
 
     def buffers(self, recurse=True):
+        """Yield the buffers of this module (and, with recurse=True, of its submodules), persistent
+        or not."""
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
     def named_children(self):
+        """Yield `(name, module)` for the direct submodules, each once, in registration order."""
         seen = set()
         for name, module in self._modules.items():
             if module is not None and module not in seen:
@@ -326,6 +345,7 @@ class Module:
                 yield name, module
 
     def children(self):
+        """Yield the direct submodules, each once, in registration order."""
         for _, module in self.named_children():
             yield module
 
@@ -346,6 +366,7 @@ class Module:
             stack.extend(reversed(children))
 
     def modules(self):
+        """Yield this module and every module below it, depth-first, each once."""
         for _, module in self.named_modules():
             yield module
 
@@ -377,6 +398,8 @@ class Module:
         setattr(parent, name, module)
 
     def get_parameter(self, target):
+        """The parameter at a dotted path ("encoder.0.weight"); raises AttributeError if the path is
+        missing or is not a Parameter."""
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
         if not hasattr(module, name):
@@ -387,6 +410,8 @@ class Module:
         return param
 
     def get_buffer(self, target):
+        """The buffer at a dotted path ("bn.running_mean"); raises AttributeError if the path is
+        missing or is not a buffer."""
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
         if not hasattr(module, name):
@@ -399,6 +424,11 @@ class Module:
     # modes and gradients
 
     def train(self, mode=True):
+        """Set training mode (mode=True) or evaluation mode on this module and all its submodules;
+        returns self.
+
+        Only modules that behave differently in training (Dropout, BatchNorm, ...) look at
+        `self.training`."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -407,9 +437,12 @@ class Module:
         return self
 
     def eval(self):
+        """Set evaluation mode on this module and its submodules (`train(False)`); returns self. It
+        does not turn off gradient tracking: use `no_grad()` for that."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
+        """Set `requires_grad` on every parameter (e.g. False to freeze them); returns self."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
@@ -492,27 +525,40 @@ class Module:
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self):
+        """Move every parameter and buffer to the CPU, in place; returns self."""
         return self._apply(lambda t: t.cpu())
 
     def cuda(self, device=None):
+        """Move every parameter and buffer to a CUDA device (the current one if `device` is None),
+        in place; returns self."""
         return self._apply(lambda t: t.cuda(device))
 
     def _cast_floats(self, dtype):
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
 
     def float(self):
+        """Cast floating-point parameters and buffers to float32, in place; integer and bool tensors
+        are left alone. Returns self."""
         return self._cast_floats(dt.float32)
 
     def double(self):
+        """Cast floating-point parameters and buffers to float64, in place; integer and bool tensors
+        are left alone. Returns self."""
         return self._cast_floats(dt.float64)
 
     def half(self):
+        """Cast floating-point parameters and buffers to float16, in place; integer and bool tensors
+        are left alone. Returns self."""
         return self._cast_floats(dt.float16)
 
     def bfloat16(self):
+        """Cast floating-point parameters and buffers to bfloat16, in place; integer and bool
+        tensors are left alone. Returns self."""
         return self._cast_floats(dt.bfloat16)
 
     def type(self, dst_type):
+        """Cast every parameter and buffer, whatever its dtype, to `dst_type` (a dtype or a tensor
+        type name such as "torch.FloatTensor"); returns self."""
         return self._apply(lambda t: t.type(dst_type))
 
     # ------------------------------------------------------------------------------------------
@@ -567,6 +613,8 @@ class Module:
                            "be called.")
 
     def set_extra_state(self, state):
+        """Override (with `get_extra_state`) to restore the object that `get_extra_state` saved
+        under "_extra_state" in the state_dict; `load_state_dict` calls it."""
         raise RuntimeError("Reached a code path in Module.set_extra_state() that should never "
                            "be called.")
 

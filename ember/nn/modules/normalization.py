@@ -95,6 +95,7 @@ class LayerNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Set the affine weight to ones and the bias to zeros (when the layer has them)."""
         reset_affine(self)
 
     def forward(self, input):
@@ -122,6 +123,7 @@ class GroupNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Set the affine weight to ones and the bias to zeros (when the layer has them)."""
         reset_affine(self)
 
     def forward(self, input):
@@ -150,6 +152,7 @@ class RMSNorm(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Set the weight to ones (when elementwise_affine)."""
         if self.elementwise_affine:
             init.ones_(self.weight)
 

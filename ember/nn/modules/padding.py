@@ -35,18 +35,30 @@ class _ConstantPadNd(Module):
 
 
 class ConstantPad1d(_ConstantPadNd):
+    """Pad the last 1 dimension with the constant `value`; `padding` is an int (every side) or
+    (left, right). Negative amounts crop."""
+
     _n = 1
 
 
 class ConstantPad2d(_ConstantPadNd):
+    """Pad the last 2 dimensions with the constant `value`; `padding` is an int (every side) or
+    (left, right, top, bottom). Negative amounts crop."""
+
     _n = 2
 
 
 class ConstantPad3d(_ConstantPadNd):
+    """Pad the last 3 dimensions with the constant `value`; `padding` is an int (every side) or
+    (left, right, top, bottom, front, back). Negative amounts crop."""
+
     _n = 3
 
 
 class ZeroPad1d(ConstantPad1d):
+    """Pad the last 1 dimension with zeros; `padding` is an int (every side) or (left, right).
+    Negative amounts crop."""
+
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -55,6 +67,9 @@ class ZeroPad1d(ConstantPad1d):
 
 
 class ZeroPad2d(ConstantPad2d):
+    """Pad the last 2 dimensions with zeros; `padding` is an int (every side) or (left, right, top,
+    bottom). Negative amounts crop."""
+
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -63,6 +78,9 @@ class ZeroPad2d(ConstantPad2d):
 
 
 class ZeroPad3d(ConstantPad3d):
+    """Pad the last 3 dimensions with zeros; `padding` is an int (every side) or (left, right, top,
+    bottom, front, back). Negative amounts crop."""
+
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
@@ -88,26 +106,47 @@ class _ModePadNd(Module):
 
 
 class ReflectionPad1d(_ModePadNd):
+    """Pad the last 1 dimension with the input's mirror image, the edge itself excluded (`[1, 2, 3]`
+    padded by 2: `[3, 2, 1, 2, 3, 2, 1]`); `padding` is an int or (left, right), each amount smaller
+    than its dimension."""
+
     _n, _mode = 1, "reflect"
 
 
 class ReflectionPad2d(_ModePadNd):
+    """Pad the last 2 dimensions with the input's mirror image, the edge itself excluded (`[1, 2,
+    3]` padded by 2: `[3, 2, 1, 2, 3, 2, 1]`); `padding` is an int or (left, right, top, bottom),
+    each amount smaller than its dimension."""
+
     _n, _mode = 2, "reflect"
 
 
 class ReflectionPad3d(_ModePadNd):
+    """Pad the last 3 dimensions with the input's mirror image, the edge itself excluded (`[1, 2,
+    3]` padded by 2: `[3, 2, 1, 2, 3, 2, 1]`); `padding` is an int or (left, right, top, bottom,
+    front, back), each amount smaller than its dimension."""
+
     _n, _mode = 3, "reflect"
 
 
 class ReplicationPad1d(_ModePadNd):
+    """Pad the last 1 dimension by repeating the edge values; `padding` is an int or (left, right).
+    """
+
     _n, _mode = 1, "replicate"
 
 
 class ReplicationPad2d(_ModePadNd):
+    """Pad the last 2 dimensions by repeating the edge values; `padding` is an int or (left, right,
+    top, bottom)."""
+
     _n, _mode = 2, "replicate"
 
 
 class ReplicationPad3d(_ModePadNd):
+    """Pad the last 3 dimensions by repeating the edge values; `padding` is an int or (left, right,
+    top, bottom, front, back)."""
+
     _n, _mode = 3, "replicate"
 
 
@@ -123,12 +162,21 @@ class _CircularPadNd(_ModePadNd):
 
 
 class CircularPad1d(_CircularPadNd):
+    """Pad the last 1 dimension by wrapping around (the left padding comes from the right end, ...);
+    `padding` is an int or (left, right)."""
+
     _n = 1
 
 
 class CircularPad2d(_CircularPadNd):
+    """Pad the last 2 dimensions by wrapping around (the left padding comes from the right end,
+    ...); `padding` is an int or (left, right, top, bottom)."""
+
     _n = 2
 
 
 class CircularPad3d(_CircularPadNd):
+    """Pad the last 3 dimensions by wrapping around (the left padding comes from the right end,
+    ...); `padding` is an int or (left, right, top, bottom, front, back)."""
+
     _n = 3

@@ -44,14 +44,29 @@ class _MaxPoolNd(Module):
 
 
 class MaxPool1d(_MaxPoolNd):
+    """The maximum over each `kernel_size` window sliding over (N, C, L) or (C, L) inputs (stride
+    defaults to kernel_size; padding pads with -inf; dilation spaces the window's elements). With
+    return_indices=True also returns each maximum's flat position in its input plane, for
+    MaxUnpool1d; ceil_mode=True rounds the output size up."""
+
     _function = staticmethod(F.max_pool1d)
 
 
 class MaxPool2d(_MaxPoolNd):
+    """The maximum over each `kernel_size` window sliding over (N, C, H, W) or (C, H, W) inputs
+    (stride defaults to kernel_size; padding pads with -inf; dilation spaces the window's elements).
+    With return_indices=True also returns each maximum's flat position in its input plane, for
+    MaxUnpool2d; ceil_mode=True rounds the output size up."""
+
     _function = staticmethod(F.max_pool2d)
 
 
 class MaxPool3d(_MaxPoolNd):
+    """The maximum over each `kernel_size` window sliding over (N, C, D, H, W) or (C, D, H, W)
+    inputs (stride defaults to kernel_size; padding pads with -inf; dilation spaces the window's
+    elements). With return_indices=True also returns each maximum's flat position in its input
+    plane, for MaxUnpool3d; ceil_mode=True rounds the output size up."""
+
     _function = staticmethod(F.max_pool3d)
 
 
@@ -70,21 +85,33 @@ class _MaxUnpoolNd(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
     def forward(self, input, indices, output_size=None):
+        """Scatter `input` to the positions in `indices` (from the max pool's return_indices);
+        `output_size` picks the exact output size when the pooling's could be ambiguous (e.g. after
+        ceil_mode or an odd input size)."""
         return type(self)._function(input, indices, self.kernel_size, self.stride,
                                     self.padding, output_size)
 
 
 class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool1d: puts each value at the position its `indices` recorded and
+    zeros everywhere else, on (N, C, L) or (C, L) inputs."""
+
     _n = 1
     _function = staticmethod(F.max_unpool1d)
 
 
 class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool2d: puts each value at the position its `indices` recorded and
+    zeros everywhere else, on (N, C, H, W) or (C, H, W) inputs."""
+
     _n = 2
     _function = staticmethod(F.max_unpool2d)
 
 
 class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool3d: puts each value at the position its `indices` recorded and
+    zeros everywhere else, on (N, C, D, H, W) or (C, D, H, W) inputs."""
+
     _n = 3
     _function = staticmethod(F.max_unpool3d)
 
@@ -95,6 +122,10 @@ class _AvgPoolNd(Module):
 
 
 class AvgPool1d(_AvgPoolNd):
+    """The mean over each `kernel_size` window sliding over (N, C, L) or (C, L) inputs (stride
+    defaults to kernel_size). Zero padding counts in the mean unless count_include_pad=False;
+    ceil_mode=True rounds the output size up."""
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True):
         super().__init__()
@@ -129,10 +160,20 @@ class _AvgPoolWithDivisor(_AvgPoolNd):
 
 
 class AvgPool2d(_AvgPoolWithDivisor):
+    """The mean over each `kernel_size` window sliding over (N, C, H, W) or (C, H, W) inputs (stride
+    defaults to kernel_size). Zero padding counts in the mean unless count_include_pad=False;
+    divisor_override replaces the window size as divisor; ceil_mode=True rounds the output size up.
+    """
+
     _function = staticmethod(F.avg_pool2d)
 
 
 class AvgPool3d(_AvgPoolWithDivisor):
+    """The mean over each `kernel_size` window sliding over (N, C, D, H, W) or (C, D, H, W) inputs
+    (stride defaults to kernel_size). Zero padding counts in the mean unless
+    count_include_pad=False; divisor_override replaces the window size as divisor; ceil_mode=True
+    rounds the output size up."""
+
     _function = staticmethod(F.avg_pool3d)
 
 
@@ -152,14 +193,26 @@ class _AdaptiveMaxPoolNd(Module):
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, L) or (C, L) inputs to a fixed `output_size` (an int): output cell i
+    covers the input from `floor(i * in / out)` to `ceil((i + 1) * in / out)`. return_indices=True
+    also returns the argmax positions."""
+
     _function = staticmethod(F.adaptive_max_pool1d)
 
 
 class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, H, W) or (C, H, W) inputs to a fixed `output_size` (an int or a tuple;
+    None entries keep the input's size): output cell i covers the input from `floor(i * in / out)`
+    to `ceil((i + 1) * in / out)`. return_indices=True also returns the argmax positions."""
+
     _function = staticmethod(F.adaptive_max_pool2d)
 
 
 class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) inputs to a fixed `output_size` (an int or a
+    tuple; None entries keep the input's size): output cell i covers the input from `floor(i * in /
+    out)` to `ceil((i + 1) * in / out)`. return_indices=True also returns the argmax positions."""
+
     _function = staticmethod(F.adaptive_max_pool3d)
 
 
@@ -178,14 +231,25 @@ class _AdaptiveAvgPoolNd(Module):
 
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, L) or (C, L) inputs to a fixed `output_size` (an int): output cell
+    i averages the input from `floor(i * in / out)` to `ceil((i + 1) * in / out)`."""
+
     _function = staticmethod(F.adaptive_avg_pool1d)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, H, W) or (C, H, W) inputs to a fixed `output_size` (an int or a
+    tuple; None entries keep the input's size): output cell i averages the input from `floor(i * in
+    / out)` to `ceil((i + 1) * in / out)`."""
+
     _function = staticmethod(F.adaptive_avg_pool2d)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) inputs to a fixed `output_size` (an int or
+    a tuple; None entries keep the input's size): output cell i averages the input from `floor(i *
+    in / out)` to `ceil((i + 1) * in / out)`."""
+
     _function = staticmethod(F.adaptive_avg_pool3d)
 
 
@@ -209,14 +273,23 @@ class _LPPoolNd(Module):
 
 
 class LPPool1d(_LPPoolNd):
+    """Power-average pooling of (N, C, L) or (C, L) inputs: `(sum x ** p) ** (1 / p)` over each
+    window, p = norm_type (p = 1 is sum pooling, large p approaches max pooling)."""
+
     _function = staticmethod(F.lp_pool1d)
 
 
 class LPPool2d(_LPPoolNd):
+    """Power-average pooling of (N, C, H, W) or (C, H, W) inputs: `(sum x ** p) ** (1 / p)` over
+    each window, p = norm_type (p = 1 is sum pooling, large p approaches max pooling)."""
+
     _function = staticmethod(F.lp_pool2d)
 
 
 class LPPool3d(_LPPoolNd):
+    """Power-average pooling of (N, C, D, H, W) or (C, D, H, W) inputs: `(sum x ** p) ** (1 / p)`
+    over each window, p = norm_type (p = 1 is sum pooling, large p approaches max pooling)."""
+
     _function = staticmethod(F.lp_pool3d)
 
 

@@ -92,6 +92,8 @@ class RNNBase(Module):
         """A no-op: cuDNN's packed weight buffer does not exist here."""
 
     def reset_parameters(self):
+        """Draw every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), torch's
+        initialisation."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
@@ -120,6 +122,8 @@ class RNNBase(Module):
     # checks (torch's names and messages)
 
     def check_input(self, input, batch_sizes):
+        """Check the input's dtype (that of the weights, else ValueError), its number of dimensions
+        (2 when packed, 3 otherwise) and its last size (`input_size`), raising torch's errors."""
         weight_dtype = self._flat_weights[0].dtype
         if input.dtype != weight_dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
@@ -133,6 +137,8 @@ class RNNBase(Module):
                                f"{self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input, batch_sizes):
+        """The shape the initial hidden state must have for `input`: (num_layers * directions,
+        batch, proj_size or hidden_size)."""
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
@@ -142,21 +148,32 @@ class RNNBase(Module):
         return (self.num_layers * directions, mini_batch, size)
 
     def check_hidden_size(self, hx, expected_hidden_size, msg="Expected hidden size {}, got {}"):
+        """Raise RuntimeError (with `msg`) unless `hx` has the expected shape."""
         if tuple(hx.size()) != tuple(expected_hidden_size):
             raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
 
     def check_forward_args(self, input, hidden, batch_sizes):
+        """Check the input and the initial hidden state before a forward."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
 
     def permute_hidden(self, hx, permutation):
+        """Reorder the batch dimension of the hidden state by `permutation` (for packed sequences
+        sorted by length); None leaves it as is."""
         return hx if permutation is None else hx.index_select(1, permutation)
 
     # ------------------------------------------------------------------------------------------
     # forward
 
     def forward(self, input, hx=None):
-        """(output, h_n) -- LSTM overrides this to carry (h, c)."""
+        """Run the RNN or GRU over a sequence; returns `(output, h_n)` (LSTM overrides this to
+        carry `(h, c)`).
+
+        `input` is (L, N, H_in) (or (N, L, H_in) with batch_first, (L, H_in) unbatched, or a
+        PackedSequence, which gives a PackedSequence output); `hx` is the initial hidden state
+        (num_layers * directions, N, hidden_size), zeros when None. `output` holds the last
+        layer's h_t for every step (both directions concatenated when bidirectional); h_n holds
+        every layer's final state."""
         output, (h_n,) = self._forward(input, None if hx is None else (hx,))
         return output, h_n
 
@@ -338,6 +355,8 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input, batch_sizes):
+        """The shape the initial cell state must have for `input`: (num_layers * directions, batch,
+        hidden_size); never projected."""
         if batch_sizes is not None:
             mini_batch = int(batch_sizes[0])
         else:
@@ -346,6 +365,7 @@ class LSTM(RNNBase):
         return (self.num_layers * directions, mini_batch, self.hidden_size)
 
     def check_forward_args(self, input, hidden, batch_sizes):
+        """Check the input and both initial states (h_0, c_0) before a forward."""
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden[0], self.get_expected_hidden_size(input, batch_sizes),
                                "Expected hidden[0] size {}, got {}")
@@ -353,6 +373,8 @@ class LSTM(RNNBase):
                                "Expected hidden[1] size {}, got {}")
 
     def permute_hidden(self, hx, permutation):
+        """Reorder the batch dimension of h and c (or of a single tensor) by `permutation`; None
+        leaves them as they are."""
         if permutation is None:
             return hx
         if isinstance(hx, tuple):
@@ -363,6 +385,12 @@ class LSTM(RNNBase):
         self.check_forward_args(input, states, batch_sizes)
 
     def forward(self, input, hx=None):
+        """Run the LSTM over a sequence; returns `(output, (h_n, c_n))`.
+
+        `input` is (L, N, H_in) (or (N, L, H_in) with batch_first, (L, H_in) unbatched, or a
+        PackedSequence, which gives a PackedSequence output); `hx` is `(h_0, c_0)`, zeros when None.
+        `output` holds the last layer's h_t for every step; h_n has proj_size features when
+        projections are on, c_n always hidden_size."""
         output, (h_n, c_n) = self._forward(input, None if hx is None else tuple(hx))
         return output, (h_n, c_n)
 
@@ -413,6 +441,8 @@ class RNNCellBase(Module):
         return s
 
     def reset_parameters(self):
+        """Draw every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), torch's
+        initialisation."""
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
@@ -470,6 +500,8 @@ class RNNCell(RNNCellBase):
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
+        """One step: the next hidden state from `input` (N, input_size) or (input_size,) and `hx`
+        (zeros when None)."""
         input, (h,), batched = self._prepare(input, hx, [hx])
         if self.nonlinearity not in ("tanh", "relu"):
             raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
@@ -487,6 +519,8 @@ class LSTMCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
+        """One step: returns `(h', c')` from `input` (N, input_size) or (input_size,) and `hx = (h,
+        c)` (zeros when None)."""
         states = [None, None] if hx is None else list(hx)
         input, (h, c), batched = self._prepare(input, hx, states)
         xw = F.linear(input, self.weight_ih, self._folded_bias())
@@ -503,6 +537,8 @@ class GRUCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
+        """One step: the next hidden state from `input` (N, input_size) or (input_size,) and `hx`
+        (zeros when None)."""
         input, (h,), batched = self._prepare(input, hx, [hx])
         xw = F.linear(input, self.weight_ih, self.bias_ih)
         out, _, _, _ = _ops._gru_layer(xw, h, self.weight_hh, self.bias_hh,

@@ -128,6 +128,12 @@ class EmbeddingBag(_Lookup):
         self.include_last_offset = include_last_offset
 
     def forward(self, input, offsets=None, per_sample_weights=None):
+        """Reduce (sum, mean or max, by `mode`) the embeddings of each bag of indices.
+
+        `input` is either 2-D (B, N): B bags of N indices each, `offsets` None; or 1-D, the bags
+        concatenated, with `offsets` giving each bag's start (and, with include_last_offset, the end
+        of the last). `per_sample_weights` (same shape as `input`) scales each embedding before
+        summing; only mode="sum" takes it."""
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,
                                self.scale_grad_by_freq, self.mode, self.sparse,
                                per_sample_weights, self.include_last_offset, self.padding_idx)

@@ -106,6 +106,13 @@ class TransformerEncoderLayer(Module):
             self.activation = F.relu
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        """Self-attention then the feed-forward block on `src`, each with its residual connection
+        and LayerNorm (before the block when norm_first).
+
+        `src_mask` is an (L, L) or (N * nhead, L, L) attention mask (bool: True = not allowed, or
+        float: added to the scores), `src_key_padding_mask` an (N, L) mask of the padded positions
+        (True = ignore); `is_causal` is a hint that `src_mask` is the causal mask. Unlike torch,
+        there is no fused inference fast path: eval mode runs the ordinary ops (same results)."""
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(src_mask), "src_mask", src.dtype)
         src_mask = _canonical_mask(src_mask, "src_mask", None, "", src.dtype,
@@ -163,6 +170,13 @@ class TransformerDecoderLayer(Module):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        """Self-attention on `tgt`, attention from `tgt` to `memory` (the encoder's output), then
+        the feed-forward block, each with its residual connection and LayerNorm.
+
+        `tgt_mask` / `memory_mask` mask the self- and cross-attention scores (bool: True = not
+        allowed, or float: added), `tgt_key_padding_mask` / `memory_key_padding_mask` the padded
+        positions of `tgt` and `memory` (True = ignore); the `*_is_causal` flags are hints that the
+        matching mask is causal."""
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
@@ -208,6 +222,13 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        """Run `src` through every layer (then the final norm, if any), with the same `mask` and
+        `src_key_padding_mask` for each.
+
+        `is_causal=None` detects whether `mask` is the causal mask. Differs from torch: ember has no
+        nested tensors, so there is no fast path, and with a padding mask in eval mode under no_grad
+        the padded positions hold computed values where torch's nested-tensor path returns zeros
+        (the unpadded positions agree)."""
         src_key_padding_mask = _canonical_mask(src_key_padding_mask, "src_key_padding_mask",
                                                _none_or_dtype(mask), "mask", src.dtype)
         mask = _canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
@@ -235,6 +256,9 @@ class TransformerDecoder(Module):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        """Run `tgt` through every layer, each attending to `memory` with the given masks (see
+        TransformerDecoderLayer.forward), then the final norm, if any; `tgt_is_causal=None` detects
+        whether `tgt_mask` is the causal mask."""
         seq_len = _get_seq_len(tgt, self.layers[0].self_attn.batch_first)
         tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
         output = tgt
@@ -281,6 +305,13 @@ class Transformer(Module):
                 src_key_padding_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
                 memory_is_causal=False):
+        """Encode `src` (with `src_mask`, `src_key_padding_mask`) and decode `tgt` against the
+        result (with `tgt_mask`, `memory_mask` and the padding masks); returns the decoder's output,
+        shaped like `tgt`.
+
+        `src` and `tgt` must have the same batch size and `d_model` features (RuntimeError
+        otherwise). For autoregressive training pass
+        `tgt_mask=Transformer.generate_square_subsequent_mask(T)`."""
         if src.dim() == 3 and src.size(0 if self.batch_first else 1) != \
                 tgt.size(0 if self.batch_first else 1):
             raise RuntimeError("the batch number of src and tgt must be equal")

@@ -42,10 +42,17 @@ class Upsample(Module):
 
 
 class UpsamplingNearest2d(Upsample):
+    """Nearest-neighbour upsampling of (N, C, H, W) inputs by `size` or `scale_factor`:
+    `Upsample(mode="nearest")`. Deprecated in torch in favour of `F.interpolate`."""
+
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="nearest")
 
 
 class UpsamplingBilinear2d(Upsample):
+    """Bilinear upsampling of (N, C, H, W) inputs by `size` or `scale_factor`:
+    `Upsample(mode="bilinear", align_corners=True)`. Deprecated in torch in favour of
+    `F.interpolate`."""
+
     def __init__(self, size=None, scale_factor=None):
         super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

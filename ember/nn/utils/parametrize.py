@@ -173,6 +173,8 @@ class ParametrizationList(ModuleList):
             _set_data(original_i, tensor)
 
     def forward(self):
+        """The parametrized value: the original tensor(s) passed through each parametrization in
+        turn (this is what reading `module.<name>` returns)."""
         if self.is_tensor:
             x = self[0](self.original)
         else:

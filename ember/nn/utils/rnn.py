@@ -59,43 +59,56 @@ class PackedSequence(PackedSequence_):
                           _bind(self.unsorted_indices, lambda t: t.to(data.device)))
 
     def cuda(self, *args, **kwargs):
+        """A copy on a CUDA device (data and index tensors)."""
         return self.to(self.data.cuda(*args, **kwargs).device)
 
     def cpu(self, *args, **kwargs):
+        """A copy on the CPU (data and index tensors)."""
         return self.to("cpu")
 
     def pin_memory(self):
+        """Return self: ember has no page-locked memory to pin (pinning only speeds up host-to-GPU
+        copies)."""
         return self
 
     def is_pinned(self):
-        return self.data.is_pinned()
+        """Always False: ember has no page-locked memory."""
+        return False  # ember allocates no page-locked memory (see pin_memory)
 
     @property
     def is_cuda(self):
         return self.data.is_cuda
 
     def double(self):
+        """A copy with `data` cast to float64."""
         return self.to(dtype=dt.float64)
 
     def float(self):
+        """A copy with `data` cast to float32."""
         return self.to(dtype=dt.float32)
 
     def half(self):
+        """A copy with `data` cast to float16."""
         return self.to(dtype=dt.float16)
 
     def long(self):
+        """A copy with `data` cast to int64."""
         return self.to(dtype=dt.int64)
 
     def int(self):
+        """A copy with `data` cast to int32."""
         return self.to(dtype=dt.int32)
 
     def short(self):
+        """A copy with `data` cast to int16."""
         return self.to(dtype=dt.int16)
 
     def char(self):
+        """A copy with `data` cast to int8."""
         return self.to(dtype=dt.int8)
 
     def byte(self):
+        """A copy with `data` cast to uint8."""
         return self.to(dtype=dt.uint8)
 
 

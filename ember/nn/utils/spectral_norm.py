@@ -42,11 +42,16 @@ class SpectralNorm:
         self.eps = eps
 
     def reshape_weight_to_matrix(self, weight):
+        """The weight as a matrix: dimension `dim` moved first, the others flattened into columns.
+        """
         if self.dim != 0:
             weight = weight.permute(self.dim, *[d for d in range(weight.dim()) if d != self.dim])
         return weight.reshape(weight.shape[0], -1)
 
     def compute_weight(self, module, do_power_iteration):
+        """`weight_orig / sigma`, sigma estimated from the `u`, `v` buffers; with
+        do_power_iteration, first refine u and v in place (`n_power_iterations` steps, no gradient).
+        """
         weight = getattr(module, self.name + "_orig")
         u = getattr(module, self.name + "_u")
         v = getattr(module, self.name + "_v")
@@ -64,6 +69,8 @@ class SpectralNorm:
         return weight / sigma
 
     def remove(self, module):
+        """Undo the reparametrisation: `weight` becomes a plain Parameter holding the current
+        normalised weight, and `weight_orig`, `weight_u`, `weight_v` are deleted."""
         with no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
         delattr(module, self.name)
@@ -83,6 +90,9 @@ class SpectralNorm:
 
     @staticmethod
     def apply(module, name, n_power_iterations, dim, eps):
+        """Reparametrise `module.<name>`: move it to `<name>_orig`, add the `<name>_u`/`<name>_v`
+        buffers (random unit vectors) and the pre-hook and state_dict hooks; returns the hook.
+        Raises RuntimeError if `name` already has one."""
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, SpectralNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two spectral_norm hooks on the same "

@@ -43,12 +43,16 @@ class WeightNorm:
         self.dim = -1 if dim is None else dim
 
     def compute_weight(self, module):
+        """`<name>_v * <name>_g / ||<name>_v||`, the norm over every dimension but `dim`."""
         g = getattr(module, self.name + "_g")
         v = getattr(module, self.name + "_v")
         return _weight_norm(v, g, self.dim)
 
     @staticmethod
     def apply(module, name, dim):
+        """Reparametrise `module.<name>` as the parameters `<name>_g` (its norm) and `<name>_v` (its
+        direction) and add the pre-hook that recomputes it; returns the hook. Raises RuntimeError if
+        `name` already has one."""
         for hook in module._forward_pre_hooks.values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same "
@@ -65,6 +69,8 @@ class WeightNorm:
         return fn
 
     def remove(self, module):
+        """Undo the reparametrisation: `<name>` becomes a plain Parameter with the current weight,
+        `<name>_g` and `<name>_v` are deleted."""
         weight = self.compute_weight(module)
         delattr(module, self.name)
         del module._parameters[self.name + "_g"]

@@ -114,6 +114,8 @@ class ConcatDataset(Dataset):
 
     @staticmethod
     def cumsum(sequence):
+        """The running totals of the lengths of `sequence`'s datasets, e.g. [3, 5, 9] for lengths 3,
+        2, 4."""
         return list(itertools.accumulate(len(d) for d in sequence))
 
     def __init__(self, datasets):
