@@ -1463,6 +1463,7 @@ def inverse(input):
 
 
 def det(A):
+    """The determinant of each (batched) square matrix."""
     _check_matrix("linalg.det", A, complex_ok=True)
     return _det(A)
 
@@ -1594,6 +1595,7 @@ def _check_driver(name, driver):
 
 
 def svdvals(A, *, driver=None):
+    """The singular values of A, in descending order."""
     _check_driver("torch.linalg.svdvals", driver)
     A, = autocast_args("linalg_svdvals", A)  # float32 under CPU autocast
     _check_matrix("linalg.svdvals", A, square=False)
@@ -1614,6 +1616,7 @@ def eigh(A, UPLO="L"):
 
 
 def eigvalsh(A, UPLO="L"):
+    """The eigenvalues (ascending) of a symmetric A, read from its UPLO triangle."""
     A, = autocast_args("linalg_eigvalsh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigvalsh", A)
     _check_uplo("linalg.eigvalsh", UPLO)
