@@ -13,6 +13,7 @@ on the complete tensor API, so they come last.
 import math as _math
 
 from . import _allocator
+from . import _numpy_errors
 from . import _dtype
 from ._device import device, get_default_device, set_default_device
 from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex32, complex64,
@@ -22,6 +23,8 @@ from ._dtype import (bfloat16, bool, can_cast, cdouble, cfloat, chalf, complex32
                      set_default_dtype, short, uint8, uint16, uint32, uint64, float8_e4m3fn,
                      float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu)
 from ._tensor import Size, Tensor
+
+_numpy_errors.install()  # ember's kernels make inf and nan silently, as torch's do
 from . import autograd
 from . import ops
 from . import _interchange  # frombuffer, from_dlpack, ... (published with the ops below)
@@ -52,6 +55,12 @@ from .random import thread_safe_generator
 from . import quasirandom
 from ._storage import TypedStorage, UntypedStorage
 from . import _sparse
+from . import _legacy
+from ._legacy import set_default_tensor_type
+
+globals().update(_legacy.tensor_types())   # FloatTensor, LongTensor, ... (legacy types)
+globals().update(_legacy.storage_types())  # FloatStorage, LongStorage, ...
+from . import storage  # torch.storage: TypedStorage, UntypedStorage
 from .serialization import load, save
 
 
@@ -106,6 +115,13 @@ from . import distributions  # after nn: distributions use nn.functional
 from . import functional  # torch.functional
 from . import func  # torch.func: grad, vjp, jvp, jacrev, jacfwd, hessian, vmap, ...
 from .func import vmap  # torch.vmap
+from .ops import _public
+
+# torch's out=, NumPy-style keyword aliases and module-level in-place functions (ops/_public.py)
+_public.install(globals())
+for _namespace in ("linalg", "special", "fft"):
+    _public.install(vars(globals()[_namespace]), _namespace)
+_public.install(vars(nn.functional), "nn.functional", aliases=False)
 
 # compatibility modules (each says in its docstring what it does on ember)
 from . import accelerator, amp, backends, compiler, cpu, hub, jit, onnx, testing, version
@@ -124,3 +140,15 @@ from .amp.autocast_mode import (autocast, autocast_decrement_nesting,
                                 set_autocast_gpu_dtype)
 from .amp.grad_scaler import GradScaler
 from .version import __version__
+
+
+def __getattr__(name):
+    """torch.Storage: the legacy storage type of the default dtype (it follows
+    set_default_dtype, as torch's does)."""
+    if name == "Storage":
+        return _legacy.default_storage_type()
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(globals().keys() | {"Storage"})

@@ -14,6 +14,7 @@ Read next: `_mt19937.py` and `_generator.py` (torch's random generator), then `_
 (the random factories).
 """
 import builtins
+import collections.abc
 import math
 import numbers
 import operator
@@ -47,9 +48,10 @@ def _finish(array, dtype, device, requires_grad):
 
 
 def _check_options(out=None, layout=None):
-    """Arguments ember accepts only in their default form."""
+    """Arguments ember accepts only in their default form. (`out=` never gets here through the
+    public functions: ops/_public.py writes results into out; _random.py still passes its.)"""
     if out is not None:
-        raise NotImplementedError("ember factories do not support out=; assign the result")
+        raise NotImplementedError("out= reaches ember's factories only through ember.<name>")
     if layout is not None and repr(layout) != "ember.strided":
         raise NotImplementedError(f"layout={layout} is not supported (only ember.strided)")
 
@@ -57,8 +59,25 @@ def _check_options(out=None, layout=None):
 # ----------------------------------------------------------------------------------------------
 # tensor(): walking nested Python data once for its shape and dtype
 
-_SEQUENCES = (list, tuple, builtins.range, bytes, bytearray)
+_SEQUENCES = (list, tuple, builtins.range, bytearray)  # the common ones, checked first
+_NOT_SEQUENCES = (str, bytes, np.ndarray, np.generic, Tensor, collections.abc.Mapping)
 _PYTHON_SCALARS = {builtins.bool: dt.bool, builtins.int: dt.int64}
+
+
+def _is_sequence(x):
+    """Whether torch reads `x` as nested data: a list, tuple or range, or any other object with
+    a length and indexing (a deque, an array.array, a Sequence), but not a string, bytes or a
+    mapping."""
+    if isinstance(x, _SEQUENCES):
+        return True
+    if isinstance(x, _NOT_SEQUENCES):
+        return False
+    return hasattr(type(x), "__len__") and hasattr(type(x), "__getitem__")
+
+
+def _refuse_text(x):
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
 
 
 def _first_shape(data):
@@ -67,11 +86,10 @@ def _first_shape(data):
     while True:
         if isinstance(data, np.ndarray):
             return shape + list(data.shape)
-        if isinstance(data, str):
-            if shape:
-                raise ValueError("too many dimensions 'str'")
-            raise TypeError("new(): invalid data type 'str'")
-        if not isinstance(data, _SEQUENCES):
+        if isinstance(data, str) and shape:
+            raise ValueError("too many dimensions 'str'")
+        _refuse_text(data)
+        if not _is_sequence(data):
             return shape
         shape.append(len(data))
         if not data:
@@ -96,9 +114,8 @@ def _leaf_dtype(x):
         return dt.scalar_dtype(x)
     if isinstance(x, complex):
         return dt.default_complex_dtype()
-    if isinstance(x, str):
-        raise TypeError("new(): invalid data type 'str'")
-    if isinstance(x, _SEQUENCES):
+    _refuse_text(x)
+    if _is_sequence(x):
         raise TypeError(f"expected a number but found a sequence ({type(x).__name__}): the "
                         "first elements had fewer dims")
     raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
@@ -106,7 +123,8 @@ def _leaf_dtype(x):
 
 def _scan(data, shape, depth, found):
     """Check that `data` matches `shape` below `depth`; add each element's dtype to `found`.
-    Returns True if a Tensor was met (the data must then be converted before NumPy sees it)."""
+    Returns True if a Tensor or a sequence other than a list, tuple or range was met (the data
+    must then be converted before NumPy sees it)."""
     if depth == len(shape):
         found.add(_leaf_dtype(data))
         return isinstance(data, Tensor)
@@ -116,7 +134,7 @@ def _scan(data, shape, depth, found):
                              f"(got {data.shape[0] if data.ndim else 0})")
         found.add(dt.from_numpy_dtype(data.dtype))
         return False
-    if not isinstance(data, _SEQUENCES):
+    if not _is_sequence(data):
         raise TypeError(f"not a sequence: expected a sequence of length {shape[depth]} at dim "
                         f"{depth}, got {type(data).__name__}")
     if len(data) != shape[depth]:
@@ -127,17 +145,18 @@ def _scan(data, shape, depth, found):
         if kinds <= {builtins.float, builtins.int, builtins.bool}:  # the common, fast case
             found.update(_leaf_dtype(k()) for k in kinds)
             return False
-    has_tensor = False
+    convert = not isinstance(data, (list, tuple, builtins.range))
     for item in data:
-        has_tensor |= _scan(item, shape, depth + 1, found)
-    return has_tensor
+        convert |= _scan(item, shape, depth + 1, found)
+    return convert
 
 
 def _host_values(data):
-    """Nested data with every Tensor replaced by its host array (NumPy cannot read Tensors)."""
+    """Nested lists, with every Tensor replaced by its host array (NumPy reads neither Tensors
+    nor every kind of sequence)."""
     if isinstance(data, Tensor):
         return _backend.transfer(data.detach()._data, as_device("cpu")).reshape(())
-    if isinstance(data, _SEQUENCES):
+    if _is_sequence(data):
         return [_host_values(x) for x in data]
     return data
 
@@ -148,7 +167,7 @@ def _from_python(data, dtype):
     found = set()
     if math.prod(shape) == 0:  # nothing to read (torch does not even check the other rows)
         return np.zeros(shape, (dt.get_default_dtype() if dtype is None else dtype).np)
-    has_tensor = _scan(data, shape, 0, found)
+    convert = _scan(data, shape, 0, found)
     inferred = dt.get_default_dtype()
     if found:
         inferred = None
@@ -158,7 +177,7 @@ def _from_python(data, dtype):
     # converts each Python number to the target type.
     wide = {dt.BOOL: np.bool_, dt.INTEGER: np.int64, dt.FLOATING: np.float64,
             dt.COMPLEX: np.complex128}[inferred.category]
-    values = _host_values(data) if has_tensor else data
+    values = _host_values(data) if convert else data
     try:
         array = np.array(values, dtype=wide)
     except OverflowError:
@@ -173,13 +192,15 @@ def _from_python(data, dtype):
 
 
 def _cast(array, dtype):
-    """Cast a wide host array; float64 reaches half types through float32, as in torch. A
-    complex array cast to a real type has been checked to be real (its imaginary part is 0)."""
+    """Cast a wide host array; float64 reaches half types through float32, as in torch.
+    Values beyond a float type's range become inf silently, as in torch. A complex array cast
+    to a real type has been checked to be real (its imaginary part is 0)."""
     if array.dtype.kind == "c" and dtype.category != dt.COMPLEX:
         array = array.real
-    if array.dtype == np.float64 and dtype in (dt.float16, dt.bfloat16):
-        array = array.astype(np.float32)
-    return array.astype(dtype.np, copy=False)
+    with np.errstate(over="ignore"):
+        if array.dtype == np.float64 and dtype in (dt.float16, dt.bfloat16):
+            array = array.astype(np.float32)
+        return array.astype(dtype.np, copy=False)
 
 
 def _check_fits(array, dtype):
@@ -357,33 +378,36 @@ def _format_order(memory_format, ndim):
     raise NotImplementedError(f"memory_format={memory_format} is not supported")
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def zeros(*size, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False):
-    _check_options(out, layout)
+    """A tensor of zeros of the given size (varargs, a sequence or `size=`)."""
+    _check_options(layout=layout)
     return _allocate(lambda xp, s, d: xp.zeros(s, d), _size(size, "zeros"), dtype, device,
                      requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def ones(*size, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
-    _check_options(out, layout)
+    """A tensor of ones of the given size (varargs, a sequence or `size=`)."""
+    _check_options(layout=layout)
     return _allocate(lambda xp, s, d: xp.ones(s, d), _size(size, "ones"), dtype, device,
                      requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def empty(*size, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
-    _check_options(out, layout)
+    """An uninitialised tensor of the given size (its values are whatever memory held)."""
+    _check_options(layout=layout)
     size = _size(size, "empty")
     return _allocate(lambda xp, s, d: xp.empty(s, d), size, dtype, device, requires_grad,
                      _format_order(memory_format, len(size)))
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
+def full(size, fill_value, *, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False):
     """A tensor filled with `fill_value`; its dtype follows the value (bool, int64, the
     default float or its complex type) unless `dtype` is given."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
@@ -475,28 +499,31 @@ def _like(fill, input, dtype, device, requires_grad, memory_format):
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None):
+               pin_memory=False, memory_format=None):
+    """Zeros with the input's size, dtype and device (and memory order by default)."""
     _check_options(layout=layout)
     return _like(lambda xp, s, d: xp.zeros(s, d), input, dtype, device, requires_grad,
                  memory_format)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
+              pin_memory=False, memory_format=None):
+    """Ones with the input's size, dtype and device (and memory order by default)."""
     _check_options(layout=layout)
     return _like(lambda xp, s, d: xp.ones(s, d), input, dtype, device, requires_grad,
                  memory_format)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None):
+               pin_memory=False, memory_format=None):
+    """Uninitialised, with the input's size, dtype, device and memory order."""
     _check_options(layout=layout)
     return _like(lambda xp, s, d: xp.empty(s, d), input, dtype, device, requires_grad,
                  memory_format)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None):
+              pin_memory=False, memory_format=None):
     """Filled with `fill_value` cast to the input's dtype (not inferred from the value)."""
     _check_options(layout=layout)
     fill = _fill_array(_fill_scalar(fill_value, "full_like"),
@@ -518,7 +545,7 @@ def _number(x, name):
     return x
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+def arange(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
     """Values start, start+step, ... < end.
 
@@ -527,7 +554,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     elements through float32 sums instead, so a float32 result may differ from torch's in the
     last bit (how much depends on the CPU's vector width). Integer dtypes truncate the bounds
     and step to ints first, as torch does."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     if end is None:
         start, end = 0, start
     start, end, step = (_number(x, n) for x, n in ((start, "start"), (end, "end"),
@@ -564,10 +591,10 @@ def _range_length(start, end, step):
     return math.ceil((end - start) / step)
 
 
-def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-          requires_grad=False):
+def range(start=0, end=None, step=1, *, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False):
     """Deprecated torch.range: like arange but includes `end`; default float dtype."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     if end is None:
         start, end = 0, start
     start, end, step = (_number(x, n) for x, n in ((start, "start"), (end, "end"),
@@ -619,19 +646,19 @@ def _spaced_dtype(dtype, start, end):
     return dt.get_default_dtype()
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
     """`steps` values from start to end inclusive (see `_spaced`)."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     dtype = _spaced_dtype(dtype, start, end)
     values, _ = _spaced(start, end, steps, dtype)
     return _finish(_cast(values, dtype), None, device, requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
     """base ** linspace(start, end, steps), the power taken in the compute type."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     dtype = _spaced_dtype(dtype, start, end)
     exponents, compute = _spaced(start, end, steps, dtype)
     with np.errstate(invalid="ignore", over="ignore"):  # negative bases give nan, as in torch
@@ -639,10 +666,10 @@ def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     return _finish(_cast(values, dtype), None, device, requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+def eye(n, m=None, *, dtype=None, layout=None, device=None, requires_grad=False,
         pin_memory=False):
     """The n x m identity (m defaults to n)."""
-    _check_options(out, layout)
+    _check_options(layout=layout)
     for name, value in (("n", n), ("m", m)):
         if value is not None:
             _int_arg("eye", name, value, 1 if name == "n" else 2)
@@ -659,7 +686,7 @@ def _int_arg(fn_name, name, value, position):
                         f"not {type(value).__name__}")
 
 
-def _triangle_indices(kind, row, col, offset, dtype, device, layout):
+def _triangle_indices(kind, row, col, offset, dtype, device, layout, requires_grad):
     _check_options(layout=layout)
     dtype = dt.int64 if dtype is None else dtype
     if dtype not in (dt.int32, dt.int64):
@@ -670,17 +697,19 @@ def _triangle_indices(kind, row, col, offset, dtype, device, layout):
             raise RuntimeError(f"{name} must be non-negative, got{value}")
     picker = np.tril_indices if kind == "tril" else np.triu_indices
     rows, cols = picker(row, offset, col)  # row-major order, as torch's
-    return _finish(np.stack([rows, cols]).astype(dtype.np), None, device, False)
+    return _finish(np.stack([rows, cols]).astype(dtype.np), None, device, requires_grad)
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 requires_grad=False, pin_memory=False):
     """2 x N (row, col) indices of the lower triangle of a row x col matrix."""
-    return _triangle_indices("tril", row, col, offset, dtype, device, layout)
+    return _triangle_indices("tril", row, col, offset, dtype, device, layout, requires_grad)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None,
+                 requires_grad=False, pin_memory=False):
     """2 x N (row, col) indices of the upper triangle of a row x col matrix."""
-    return _triangle_indices("triu", row, col, offset, dtype, device, layout)
+    return _triangle_indices("triu", row, col, offset, dtype, device, layout, requires_grad)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -35,8 +35,8 @@ class device:
         self.index = index
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            other = device(other)
+        """Equal to a device of the same type and index; never to a string, as in torch
+        (`ember.device("cpu") == "cpu"` is False)."""
         if not isinstance(other, device):
             return NotImplemented
         return self.type == other.type and self.index == other.index

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _dtype as dt
 from ._backend import cupy
+from ._device import as_device
 from ._tensor import Tensor
 from .ops._op import export
 
@@ -42,7 +43,7 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
 
 
 def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
-              pin_memory=False):
+              pin_memory=False, requires_grad=False):
     """A 1-d tensor of `size` elements read from a file's raw bytes; with shared=True it is a
     memory map of the file (writes go to the file), otherwise a copy."""
     if layout is not None or pin_memory:
@@ -59,7 +60,8 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
                                "file might be corrupted.")
         array = np.frombuffer(bytearray(data), dtype=dtype.np)
     t = Tensor._make(array)
-    return t if device is None else t.to(device)
+    t = t if device is None else t.to(device)
+    return t.requires_grad_() if requires_grad else t
 
 
 class _Capsule:
@@ -76,9 +78,20 @@ class _Capsule:
         return (_CPU, 0)
 
 
-def from_dlpack(ext_tensor):
+def from_dlpack(ext_tensor, *, device=None, copy=None):
     """A tensor sharing memory with any DLPack producer (a NumPy or CuPy array, a torch
-    tensor, a capsule from to_dlpack)."""
+    tensor, a capsule from to_dlpack); on `device` if given (a copy when that is another
+    device), in new memory with copy=True (copy=False refuses to copy)."""
+    result = _shared_from_dlpack(ext_tensor)
+    if device is not None and as_device(device) != result.device:
+        if copy is False:
+            raise BufferError(f"from_dlpack: the tensor is on {result.device}; moving it to "
+                              f"{as_device(device)} needs a copy, and copy=False")
+        return result.to(device)
+    return result.clone() if copy else result
+
+
+def _shared_from_dlpack(ext_tensor):
     from ._backend import device_of
 
     if isinstance(ext_tensor, Tensor):

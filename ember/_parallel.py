@@ -19,6 +19,7 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy
 from numpy import ndarray as _ndarray
 
 from ._blas import thread_control
@@ -120,6 +121,9 @@ _in_worker = _WorkerFlag()
 
 def _mark_worker():
     _in_worker.active = True
+    # kernels make inf and nan silently, as torch's do (the calling thread reruns a kernel
+    # that warned; these threads, ember's own, need not warn at all)
+    numpy.seterr(all="ignore")
 
 
 # While any parallel region runs (several user threads may start one each), OpenBLAS stays

@@ -273,7 +273,7 @@ def _like(fill, input, dtype, layout, device, requires_grad, memory_format):
 
 @random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
-              requires_grad=False, memory_format=None):
+              requires_grad=False, memory_format=None, pin_memory=False):
     """rand with input's shape, dtype, device and memory order."""
     _require_float_or_complex(input.dtype if dtype is None else dtype, "check_uniform_bounds")
     return _like(lambda t: t.uniform_(generator=generator), input, dtype, layout, device,
@@ -282,7 +282,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 @random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
-               requires_grad=False, memory_format=None):
+               requires_grad=False, memory_format=None, pin_memory=False):
     """randn with input's shape, dtype, device and memory order."""
     _require_float_or_complex(input.dtype if dtype is None else dtype, "normal_kernel_cpu")
     return _like(lambda t: t.normal_(generator=generator), input, dtype, layout, device,
@@ -291,7 +291,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
 
 @random_function  # vmap: randomness= (ember/_functorch/vmap.py)
 def randint_like(input, *args, low=None, high=None, generator=None, dtype=None, layout=None,
-                 device=None, requires_grad=False, memory_format=None):
+                 device=None, requires_grad=False, memory_format=None, pin_memory=False):
     """`randint_like(input, high)` or `randint_like(input, low, high)`; input's dtype."""
     if len(args) == 2:
         low, high = args

@@ -7,6 +7,7 @@ functions, so `a + b`, `a.add(b)` and `ember.add(a, b)` run one op.
 import numbers
 
 from ._tensor import Tensor
+from .ops import _public as public
 from .ops._op import EXPORTS
 
 # operator -> public function; `__r*__` swap operands and `__i*__` use the in-place method
@@ -43,7 +44,7 @@ def _reflected(fn):
 def _bind_methods():
     for name, (fn, _, as_method) in EXPORTS.items():
         if as_method:
-            setattr(Tensor, name, fn)
+            setattr(Tensor, name, public.method(fn, name))  # with torch's axis=/keepdims=
 
 
 def _bind_operators():

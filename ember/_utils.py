@@ -1,7 +1,13 @@
-"""Small argument helpers shared by the op modules: dims and sizes as torch accepts them."""
+"""Small helpers shared by the op modules: dims and sizes as torch accepts them, and warnings
+that point at the user's line."""
 import operator
+import os
+import sys
+import warnings
 
-__all__ = ["wrap_dim", "wrap_dims", "parse_size"]
+__all__ = ["wrap_dim", "wrap_dims", "parse_size", "warn"]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def wrap_dim(dim, ndim):
@@ -43,3 +49,12 @@ def parse_size(args, name="size"):
         types = ", ".join(type(s).__name__ for s in args)
         raise TypeError(f"{name} must be a tuple of ints, but got ({types})") from None
     return size
+
+
+def warn(message, category=UserWarning):
+    """warnings.warn, attributed to the first caller outside ember (as torch's C++ warnings are
+    to the Python line that called into torch), however many ember frames lie between."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -38,35 +38,35 @@ def _make(name, window, window_length, periodic, dtype, layout, device, requires
 
 
 def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
-                requires_grad=False):
+                requires_grad=False, pin_memory=False):
     """The Hann window, periodic by default (see ember.signal.windows.hann)."""
     return _make("hann_window", windows.hann, window_length, periodic, dtype, layout, device,
                  requires_grad)
 
 
 def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
-                   layout=None, device=None, requires_grad=False):
+                   layout=None, device=None, requires_grad=False, pin_memory=False):
     """alpha - beta cos(2 pi n / N), periodic by default."""
     return _make("hamming_window", windows.general_cosine, window_length, periodic, dtype,
                  layout, device, requires_grad, a=[alpha, beta])
 
 
 def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
-                    requires_grad=False):
+                    requires_grad=False, pin_memory=False):
     """The Blackman window, periodic by default."""
     return _make("blackman_window", windows.blackman, window_length, periodic, dtype, layout,
                  device, requires_grad)
 
 
 def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
-                    requires_grad=False):
+                    requires_grad=False, pin_memory=False):
     """The triangular window, periodic by default."""
     return _make("bartlett_window", windows.bartlett, window_length, periodic, dtype, layout,
                  device, requires_grad)
 
 
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
-                  device=None, requires_grad=False):
+                  device=None, requires_grad=False, pin_memory=False):
     """The Kaiser window with shape parameter `beta`, periodic by default."""
     return _make("kaiser_window", windows.kaiser, window_length, periodic, dtype, layout,
                  device, requires_grad, beta=beta)

@@ -176,24 +176,18 @@ def _c2r(name, input, s, dim, norm, forward, default_dims):
 def _define(name, family, forward, kind):
     """One public function of torch.fft with its exact signature (`kind`: 1-d, 2-d or n-d)."""
     if kind == "1":
-        def function(input, n=None, dim=-1, norm=None, *, out=None):
+        def function(input, n=None, dim=-1, norm=None):
             s, dims = _one_dim(n, dim)
-            return _into(out, family(name, input, s, dims, norm, forward, None), name)
+            return family(name, input, s, dims, norm, forward, None)
     elif kind == "2":
-        def function(input, s=None, dim=(-2, -1), norm=None, *, out=None):
-            return _into(out, family(name, input, s, dim, norm, forward, _last_two), name)
+        def function(input, s=None, dim=(-2, -1), norm=None):
+            return family(name, input, s, dim, norm, forward, _last_two)
     else:
-        def function(input, s=None, dim=None, norm=None, *, out=None):
-            return _into(out, family(name, input, s, dim, norm, forward, _all_dims), name)
+        def function(input, s=None, dim=None, norm=None):
+            return family(name, input, s, dim, norm, forward, _all_dims)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = _DOCS[name]
     return function
-
-
-def _into(out, result, name):
-    from .ops.pointwise import _into as into
-
-    return into(out, result, "fft_" + name)
 
 
 _DOCS = {
@@ -241,23 +235,21 @@ hfftn = _define("hfftn", _c2r, True, "n")
 # helpers: sample frequencies and shifts
 
 
-def _frequencies(values, n, d, dtype, device, requires_grad, out):
-    if out is not None:
-        raise NotImplementedError("fftfreq(out=...) is not supported by ember")
+def _frequencies(values, n, d, dtype, device, requires_grad):
     dtype = dt.get_default_dtype() if dtype is None else dtype
     return _finish(values / (d * n), dtype, device, requires_grad)
 
 
-def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of an n-point FFT: [0, 1, ..., -(n // 2), ..., -1] / (d n)."""
     values = np.fft.fftfreq(n) * n  # the integers, computed in float64
-    return _frequencies(values, n, d, dtype, device, requires_grad, out)
+    return _frequencies(values, n, d, dtype, device, requires_grad)
 
 
-def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of rfft's n // 2 + 1 outputs: [0, 1, ..., n // 2] / (d n)."""
     values = np.arange(n // 2 + 1, dtype=np.float64)
-    return _frequencies(values, n, d, dtype, device, requires_grad, out)
+    return _frequencies(values, n, d, dtype, device, requires_grad)
 
 
 def _shift(input, dim, sign):

@@ -33,6 +33,7 @@ Storages are `_storage.py`'s. Read next: `utils/safetensors.py`, then `checkpoin
 import _compat_pickle
 import collections
 import contextlib
+import errno
 import io
 import os
 import pickle
@@ -503,6 +504,17 @@ def _atomic_open(path):
         raise
 
 
+def _check_folder(path, legacy):
+    """torch's errors for a path whose folder is missing, naming the user's path (not the
+    temporary file written first)."""
+    path = os.fspath(path)
+    folder = os.path.dirname(path)
+    if folder and not os.path.isdir(folder):
+        if legacy:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        raise RuntimeError(f"Parent directory {folder} does not exist.")
+
+
 def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
          _use_new_zipfile_serialization=True, _disable_byteorder_record=False):
     """Save `obj` (tensors, containers of them, state dicts, ...) to a path or a writable
@@ -525,6 +537,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=DEFAULT_PROTOCOL,
             _write_legacy(out, data_pkl, storages.storages, pickle_protocol)
 
     if _is_path(f):
+        _check_folder(f, legacy)
         with _atomic_open(f) as out:
             write(out)
     else:

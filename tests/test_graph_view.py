@@ -201,7 +201,7 @@ def test_track_modules_stamps_nodes():
     outside = y.sum()
     relu = y.grad_fn
     linear = relu.next_functions[0][0]
-    mul = linear.next_functions[0][0]
+    mul = linear.next_functions[1][0]  # AddmmBackward0's inputs: (bias, input, weight.t())
     assert relu.metadata["module"] == "Block"
     assert linear.metadata["module"] == "Block.inner"
     assert mul.metadata["module"] == "Block"

@@ -186,30 +186,19 @@ EXCLUDED = {
 _COMPLEX = "complex"
 _COMPAT = "compat"
 _DIST = "dist"
-_CORE = "names-core"
 _SPARSE = "sparse"
 _TODO = "names-ops (not done)"
 
 PENDING = {
     "torch": {
         **_group(_COMPLEX, """
-            conj_physical_ view_as_complex_copy view_as_real_copy windows has_spectral"""),
+            view_as_complex_copy view_as_real_copy windows has_spectral"""),
         **_group(_COMPAT, """
             get_autocast_ipu_dtype get_autocast_xla_dtype is_autocast_ipu_enabled
             is_autocast_xla_enabled set_autocast_ipu_dtype set_autocast_ipu_enabled
             set_autocast_xla_dtype set_autocast_xla_enabled fx mps xpu mtia export library overrides
             AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass"""),
         **_group(_DIST, "is_distributed"),
-        **_group(_CORE, """
-            BFloat16Storage BFloat16Tensor BoolStorage BoolTensor ByteStorage ByteTensor CharStorage
-            CharTensor ComplexDoubleStorage ComplexFloatStorage DoubleStorage DoubleTensor
-            FloatStorage FloatTensor HalfStorage HalfTensor IntStorage IntTensor LongStorage
-            LongTensor ShortStorage ShortTensor Storage storage set_default_tensor_type abs_ acos_
-            acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ as_strided_ asin_
-            asinh_ atan_ atanh_ ceil_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ erf_
-            erfc_ exp2_ exp_ expm1_ fix_ floor_ frac_ index_put_ log10_ log1p_ log2_ log_ logit_
-            nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ round_ rsqrt_ sigmoid_ sin_ sinh_ sqrt_
-            square_ tan_ tanh_ trunc_ i0_ sinc_ xlogy_"""),
         **_group(_SPARSE, """
             sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor sparse_compressed_tensor
             sparse_csc sparse_csc_tensor sparse_csr sparse_csr_tensor dsmm hsmm hspmm saddmm smm
@@ -221,7 +210,6 @@ PENDING = {
         "chalf": _COMPLEX,
         **_group(_COMPAT, "ipu is_pinned mtia pin_memory record_stream xpu"),
         "is_distributed": _DIST,
-        **_group(_CORE, "cumprod_ cumsum_ storage_type"),
         **_group(_SPARSE, """
             ccol_indices col_indices crow_indices resize_as_sparse_ row_indices smm sparse_resize_
             sparse_resize_and_clear_ sspaddmm to_sparse_bsc to_sparse_bsr to_sparse_csc

@@ -26,7 +26,7 @@ def test_create_cast_print(name):
                      m.cat([m.ones(2, dtype=getattr(m, name))] * 2)), [], grad=False)
     e, t = (m.tensor(values).to(getattr(m, name)) for m in (ember, torch))
     assert repr(e) == repr(t).replace("torch", "ember")
-    assert e.type() == t.type().replace("torch", "ember")
+    assert e.type() == t.type()  # torch's names (programs compare them)
     assert getattr(ember, name).is_floating_point == getattr(torch, name).is_floating_point
     assert getattr(ember, name).itemsize == getattr(torch, name).itemsize
 

@@ -263,11 +263,15 @@ def test_out_argument():
                  match="don't support automatic differentiation")
 
 
-def test_out_with_another_shape_is_not_supported():
-    """torch resizes `out`; ember says it does not rather than writing somewhere wrong."""
-    x = ember.ones(3)
-    with pytest.raises(NotImplementedError, match="resize"):
-        ember.exp(x, out=ember.empty(4))
+def test_out_with_another_shape_is_resized_with_torch_warning():
+    """torch resizes an `out` of the wrong shape, warning when it had elements."""
+    def fn(m):
+        out = m.empty(4)
+        with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+            m.exp(m.ones(3), out=out)
+        return out
+
+    check(fn, [], grad=False)
 
 
 # ----------------------------------------------------------------------------------------------

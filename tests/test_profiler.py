@@ -27,15 +27,16 @@ def test_mlp_flops_equal_the_analytic_count():
     with profile(activities=[ProfilerActivity.CPU], with_flops=True) as prof:
         model(x).sum().backward()
     flops = flops_by_name(prof)
-    # forward: one GEMM per layer, 2 * rows * in * out
-    assert flops["ember::linear"] == 2 * B * IN * HID + 2 * B * HID * OUT
+    # forward: one GEMM per layer, 2 * rows * in * out (Linear is addmm(bias, x, weight.t()))
+    assert flops["ember::addmm"] == 2 * B * IN * HID + 2 * B * HID * OUT
     # backward: layer 2 needs grad_x and grad_w, layer 1 only grad_w (x needs no grad)
     backward_gemms = 2 * (2 * B * HID * OUT) + 2 * B * IN * HID
     assert flops.get("ember::mm", 0) + flops.get("ember::matmul", 0) == backward_gemms
     assert flops["ember::relu"] == B * HID                  # elementwise: output elements
     assert flops["ember::threshold_backward"] == B * HID
     assert flops["ember::sum"] == B * OUT                   # reductions: input elements
-    assert flops["ember::sum_dim"] == B * OUT + B * HID     # the two bias gradients
+    # the bias gradients: the engine sums addmm's gradient down to each bias's shape
+    assert flops["ember::sum_to_size"] == B * OUT + B * HID
 
 
 @pytest.mark.parametrize("groups", [1, 2])
@@ -62,7 +63,7 @@ def test_table_lists_forward_and_backward_ops():
             loss = model(ember.randn(B, IN)).sum()
         loss.backward()
     table = prof.key_averages().table(sort_by="cpu_time_total", row_limit=100)
-    for name in ("forward", "ember::linear", "ember::relu", "AddmmBackward0", "ReluBackward0",
+    for name in ("forward", "ember::addmm", "ember::relu", "AddmmBackward0", "ReluBackward0",
                  "autograd::engine::evaluate_function: AddmmBackward0", "AccumulateGrad",
                  "Total FLOPs", "CPU Mem", "# of Calls", "Self CPU time total"):
         assert name in table, name
@@ -72,10 +73,10 @@ def test_table_lists_forward_and_backward_ops():
     assert len(short.splitlines()) == 3 + 3 + 2  # rules, header, 3 rows, total
     assert max(times) == max(r.cpu_time_total for r in rows)
     by_calls = {r.key: r.count for r in rows}
-    assert by_calls["ember::linear"] == 2 and by_calls["AddmmBackward0"] == 2
+    assert by_calls["ember::addmm"] == 2 and by_calls["AddmmBackward0"] == 2
     shaped = prof.key_averages(group_by_input_shape=True)
-    assert sorted(r.input_shapes for r in shaped if r.key == "ember::linear") == \
-        sorted([[[B, HID], [OUT, HID], [OUT]], [[B, IN], [HID, IN], [HID]]])
+    assert sorted(r.input_shapes for r in shaped if r.key == "ember::addmm") == \
+        sorted([[[OUT], [B, HID], [HID, OUT]], [[HID], [B, IN], [IN, HID]]])
     assert "Input Shapes" in shaped.table()
     with pytest.raises(ValueError):
         rows.table(sort_by="nonsense")
@@ -113,14 +114,14 @@ def test_chrome_trace(tmp_path):
     trace = json.loads(path.read_text())
     complete = [e for e in trace["traceEvents"] if e["ph"] == "X"]
     names = {e["name"] for e in complete}
-    assert {"forward", "ember::linear", "AddmmBackward0", "SumBackward0",
+    assert {"forward", "ember::addmm", "AddmmBackward0", "SumBackward0",
             "autograd::engine::evaluate_function: SumBackward0"} <= names
     for e in complete:
         assert e["dur"] >= 0 and isinstance(e["ts"], float)
         assert {"pid", "tid", "cat", "args"} <= set(e)
-    linear = [e for e in complete if e["name"] == "ember::linear"]
+    linear = [e for e in complete if e["name"] == "ember::addmm"]
     assert sum(e["args"]["flops"] for e in linear) == 2 * B * IN * HID + 2 * B * HID * OUT
-    assert linear[0]["args"]["Input Dims"] == [[B, IN], [HID, IN], [HID]]
+    assert linear[0]["args"]["Input Dims"] == [[HID], [B, IN], [IN, HID]]
     forward = next(e for e in complete if e["name"] == "forward")
     assert forward["cat"] == "user_annotation"
     for e in linear:  # the ops ran inside the user range
@@ -164,8 +165,8 @@ def test_per_module_totals():
         model(ember.randn(B, IN)).sum().backward()
     modules = {r.key: r for r in prof.key_averages(group_by_module=True)}
     assert set(modules) == {"Sequential", "Sequential.0", "Sequential.1", "Sequential.2"}
-    first = 2 * B * IN * HID  # forward GEMM; backward: grad_w only
-    assert modules["Sequential.0"].flops == 2 * first + B * HID  # + bias grad (a sum)
+    first = 2 * B * IN * HID  # forward GEMM; backward: grad_w only (the engine sums the bias
+    assert modules["Sequential.0"].flops == 2 * first  # gradient outside the layer's nodes)
     assert modules["Sequential.1"].flops == 2 * B * HID           # relu, threshold_backward
     assert modules["Sequential"].flops == sum(modules[f"Sequential.{k}"].flops for k in range(3))
     assert modules["Sequential"].self_cpu_time_total == 0.0

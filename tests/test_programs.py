@@ -16,7 +16,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAMS = os.path.join(HERE, "programs")
 ROOT = os.path.dirname(HERE)
 
-NAMES_WORK = "needs {} from the names work"
 # id: (script and arguments, facts that need other helpers' work: {fact: reason}, xfail reason)
 CASES = {
     "cnn_adadelta_steplr": (["mnist_cnn.py", "--save-model"], {}, None),
@@ -27,12 +26,9 @@ CASES = {
     "dcgan": (["dcgan.py"], {}, None),
     "lbfgs_sine_lstm": (["time_sequence_prediction.py"], {}, None),
     "gpt_amp_compile": (["gpt.py"], {}, None),
-    "custom_function": (["custom_function.py"],
-                        {"network_node": NAMES_WORK.format("one node class per node name")},
-                        None),
+    "custom_function": (["custom_function.py"], {}, None),
     "hogwild": (["hogwild.py"], {}, None),
-    "legacy_typed_tensors": (["legacy_tensors.py"], {},
-                             NAMES_WORK.format("torch.FloatTensor/LongTensor and out=")),
+    "legacy_typed_tensors": (["legacy_tensors.py"], {}, None),
 }
 
 

@@ -21,6 +21,8 @@ Read next: `function.py` (user-defined autograd functions) and `functional.py`.
 """
 import heapq
 
+import numpy as np  # np.errstate only
+
 from .._dtype import COMPLEX
 from .._functorch import levels as _levels
 from .._tensor import Tensor
@@ -403,11 +405,20 @@ def _add(buffers, node, nr, g, owned, fresh):
             # forward-mode AD the sum must be an op (batched tensors, tangents)
             slots[nr] = old + g
         else:
-            slots[nr] = Tensor._make(old._data + g._data, device=g._device)
+            slots[nr] = Tensor._make(_sum_arrays(old._data, g._data), device=g._device)
     if owned:
         fresh.add(node)
     else:
         fresh.discard(node)
+
+
+def _sum_arrays(a, b):
+    """a + b; an inf + -inf with warnings as errors is nan silently, as in torch."""
+    try:
+        return a + b
+    except RuntimeWarning:
+        with np.errstate(all="ignore"):
+            return a + b
 
 
 def _materialize(node, grads):

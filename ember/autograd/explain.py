@@ -28,7 +28,7 @@ import weakref
 import numpy as np
 
 from . import _instrument
-from .graph import AccumulateGrad, Node
+from .graph import AccumulateGrad, is_op_node
 
 __all__ = ["explain", "rule_text"]
 
@@ -244,7 +244,7 @@ def _rule_of(node):
         return "leaf.grad += g"
     op = node.op
     rule = getattr(op, "rule", None)
-    if type(node) is not Node or rule is None:
+    if not is_op_node(node) or rule is None:
         return _special(node)
     return f"{node.name()}: {rule_text(op)}"
 
@@ -400,7 +400,7 @@ def _inputs_of(step):
     """(args, attrs) to re-run the step's op, or (None, reason)."""
     node = step.node
     op = node.op
-    if type(node) is not Node or getattr(op, "kernel", None) is None or op.rule is None:
+    if not is_op_node(node) or getattr(op, "kernel", None) is None or op.rule is None:
         return None, "not an op node (no kernel to re-run)"
     if step.forward is not None and step.forward is not _INPLACE:
         args, attrs = step.forward

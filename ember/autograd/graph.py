@@ -8,8 +8,10 @@ When an op runs with grad enabled and some input requires grad, dispatch calls `
       w ──┘        y.grad_fn = MulBackward0 (saves x and w: the rule `g * b, g * a` names them)
 
 A node keeps what its op's rule asked for and nothing else, plus each input's shape and dtype so
-the engine can sum a broadcast gradient back to the input's shape. The engine (`engine.py`) walks
-nodes from the output back to the leaves.
+the engine can sum a broadcast gradient back to the input's shape. As in torch, every node name
+is a class of its own (`type(y.grad_fn).__name__ == "MulBackward0"`): `node_type` makes one
+Node subclass per name, once. The engine (`engine.py`) walks nodes from the output back to the
+leaves.
 
 In-place ops rewrite history: `y.add_(1)` gives `y` a new node whose input is y's old node. When
 the target is a *view*, its base's history changes too: the base gets a `CopySlices` node ("the
@@ -27,8 +29,8 @@ from .._functorch import levels as _levels
 from .._tensor import Tensor
 from ..utils.hooks import RemovableHandle
 
-__all__ = ["Node", "AccumulateGrad", "saved_tensors_hooks", "save_on_cpu",
-           "disable_saved_tensors_hooks"]
+__all__ = ["Node", "AccumulateGrad", "node_type", "is_op_node", "saved_tensors_hooks",
+           "save_on_cpu", "disable_saved_tensors_hooks"]
 
 _sequence = itertools.count()
 _EMPTY = ()
@@ -65,7 +67,10 @@ class Node:
         """Run the op's rule: the gradient(s) of the outputs -> one gradient per input."""
         op = self.op
         g = grads[0] if self._out_meta is None else tuple(grads)  # tuple ops get a tuple
-        return op.rule(g, *self._unpack())
+        in_grads = op.rule(g, *self._unpack())
+        if op.edges is None:
+            return in_grads
+        return tuple(in_grads[i] for i in op.edges)  # the inputs that have an edge
 
     def __call__(self, *grads):
         return self.apply(grads)
@@ -118,6 +123,26 @@ class Node:
         return RemovableHandle(self._post_hooks, hook)
 
 
+_NODE_TYPES = {}  # node name -> its Node subclass
+
+
+def node_type(op):
+    """The Node subclass named after `op`'s node (`MulBackward0`), shared by every op of that
+    name and cached on the op."""
+    cls = _NODE_TYPES.get(op.node_name)
+    if cls is None:
+        cls = type(op.node_name, (Node,), {"__slots__": (), "__module__": __name__,
+                                          "__doc__": f"The backward node {op.node_name}."})
+        _NODE_TYPES[op.node_name] = cls
+    op.node_type = cls
+    return cls
+
+
+def is_op_node(node):
+    """Whether `node` was recorded for an Op (not a leaf's, a view replay's, a hook's...)."""
+    return type(node) is getattr(node.op, "node_type", None)
+
+
 class AccumulateGrad(Node):
     """The node of a leaf tensor: adds the incoming gradient to `variable.grad`."""
 
@@ -154,7 +179,10 @@ class AccumulateGrad(Node):
         elif g._requires_grad or var.grad._requires_grad or _levels.active:
             var.grad = var.grad + g  # create_graph (or a transform): keep the sum an op
         else:
-            var.grad._data += g._data
+            try:
+                var.grad._data += g._data
+            except RuntimeWarning:  # inf + -inf with warnings as errors: the sum is done
+                pass
         if var._post_acc_hooks:
             for hook in tuple(var._post_acc_hooks.values()):
                 hook(var)
@@ -168,6 +196,7 @@ class _Accumulate:
     node_name = "AccumulateGrad"
     saves = ()
     saves_tensors = False
+    edges = None
 
 
 _ACCUMULATE = _Accumulate()
@@ -242,7 +271,9 @@ def unpack_saved(value, node):
         producer = node if current is None else current._grad_fn
         _raise_modified(Tensor._make(data, device=device), vc, version, producer, output_nr,
                         node)
-    t = Tensor._make(data, True, node, output_nr, device)
+    t = Tensor._make(data, device=device)
+    if t._dtype.category == FLOATING:  # as recorded: integer outputs (indices) have no history
+        t._requires_grad, t._grad_fn, t._output_nr = True, node, output_nr
     t._vc = vc
     return t
 
@@ -367,7 +398,9 @@ def record(op, args, attrs, outputs, multi=False):
     tuple, so the rule gets `g` (and `out`) as tuples, even of one element."""
     edges = []
     meta = []
-    for x in args:
+    if op.edges is not None:
+        _check_no_edges(op, args)
+    for x in (args if op.edges is None else [args[i] for i in op.edges]):
         if isinstance(x, Tensor) and x._requires_grad:
             fn = x._grad_fn if x._base is None else x.grad_fn  # a view may re-derive its node
             edges.append((accumulator(x), 0) if fn is None else (fn, x._output_nr))
@@ -375,9 +408,10 @@ def record(op, args, attrs, outputs, multi=False):
         else:
             edges.append(_NO_EDGE)
             meta.append(None)
+    make = op.node_type or node_type(op)
     if not multi:
         out = outputs[0]
-        node = Node(op, tuple(edges), meta, _save(op, args, attrs, outputs) if op.saves else
+        node = make(op, tuple(edges), meta, _save(op, args, attrs, outputs) if op.saves else
                     _EMPTY, 1)
         if out._dtype.category >= FLOATING:  # floating or complex: differentiable
             out._grad_fn = node
@@ -386,7 +420,7 @@ def record(op, args, attrs, outputs, multi=False):
     out_meta = tuple((t._data.shape, t._dtype) for t in outputs)
     for i, t in enumerate(outputs):
         t._output_nr = i  # before _save: a saved output must remember which output it is
-    node = Node(op, tuple(edges), meta, _save(op, args, attrs, outputs), len(outputs), out_meta)
+    node = make(op, tuple(edges), meta, _save(op, args, attrs, outputs), len(outputs), out_meta)
     for t in outputs:
         if t._dtype.category >= FLOATING:
             t._grad_fn = node
@@ -395,6 +429,15 @@ def record(op, args, attrs, outputs, multi=False):
 
 
 _NO_EDGE = (None, 0)
+
+
+def _check_no_edges(op, args):
+    for i in op.no_edges:
+        x = args[i]
+        if isinstance(x, Tensor) and x._requires_grad:
+            raise RuntimeError(f"The function '{op.name}' is not differentiable with respect to "
+                               f"argument '{op.input_names[i]}'. This input cannot have "
+                               "requires_grad True.")
 
 
 def rebase_inplace(op, self, old_data, args, attrs):
@@ -476,6 +519,7 @@ class _Named:
         self.node_name = node_name
         self.saves = ()
         self.saves_tensors = False
+        self.edges = None
 
 
 class CopySlices(Node):
@@ -518,6 +562,10 @@ class ViewReplay(Node):
         to_base = g.new_zeros(shape, dtype=dtype)
         self.view_fn(to_base).copy_(g)
         return (to_base,)
+
+
+# users print type(grad_fn).__name__: torch's name for this node
+ViewReplay.__name__ = ViewReplay.__qualname__ = "AsStridedBackward0"
 
 
 # ----------------------------------------------------------------------------------------------

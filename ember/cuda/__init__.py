@@ -17,6 +17,9 @@ Memory figures are CuPy's memory pool: `memory_allocated` counts bytes held by l
 Without a GPU they are 0, as torch's are. CuPy keeps no peak, so the `max_memory_*` figures
 raise NotImplementedError on a GPU (0 without one).
 
+`ember.cuda.FloatTensor` and the other legacy tensor types are those of CUDA tensors
+(`_legacy.py`): isinstance is true only for a GPU tensor of the dtype.
+
 `ember.cuda.amp` holds the deprecated spellings of `ember.amp.autocast("cuda")` and
 `GradScaler("cuda")`.
 
@@ -236,3 +239,13 @@ def _properties(device):
 
 
 from . import amp  # noqa: E402  (amp reads is_available)
+
+
+def _publish_legacy_types():
+    """torch.cuda.FloatTensor & co.: the legacy tensor types of CUDA tensors (_legacy.py)."""
+    from .._legacy import tensor_types
+
+    globals().update(tensor_types("cuda", "ember.cuda"))
+
+
+_publish_legacy_types()

@@ -40,6 +40,8 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    __str__ = __repr__  # (Tensor's __str__ is its own __repr__, not this one)
+
     def __deepcopy__(self, memo):
         """A Parameter over a copy of the data, as torch's: without the gradient and without
         attributes set on the original."""

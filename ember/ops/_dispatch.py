@@ -10,6 +10,11 @@ each of which runs the op through the ones below it with `call_below`. In-place 
 (`dispatch_inplace`) compute out of place, write the result into the target's memory, bump its
 version counter and rebase its history (torch's `CopySlices` when the target is a view).
 
+Kernels make inf and nan as torch's do, silently (`_numpy_errors.py` keeps NumPy from warning
+about ember's kernels); where NumPy's error state is not ember's and warnings are errors, a
+kernel that raised is rerun with NumPy's reports off -- free until it happens, where an
+errstate around every kernel would cost a microsecond each.
+
 Read next: `autograd/graph.py` (the node that gets recorded).
 """
 import numpy as np
@@ -77,6 +82,8 @@ def call(op, *args, **attrs):
         result = op.kernel(xp, *arrays, **attrs)
     except ValueError as e:
         raise _explain(e, args) from None
+    except RuntimeWarning:  # an inf or nan, with warnings as errors: torch is silent
+        return quietly(call, op, *args, **attrs)
     if op.writes:
         result = arrays[0]
     elif op.moves:
@@ -191,11 +198,17 @@ def dispatch_inplace(op, self, args, attrs):
         _check_writeable(self._data)
         arrays[0] = self._data
     try:
-        result = op.kernel(xp, *arrays, **attrs)
+        # a writer changes self's memory as it goes, so it may not be rerun: it runs quietly
+        result = (quietly if op.writes else _run)(op.kernel, xp, *arrays, **attrs)
     except ValueError as e:
         raise _explain(e, inputs) from None
+    except RuntimeWarning:  # an inf or nan, with warnings as errors: torch is silent
+        result = quietly(op.kernel, xp, *arrays, **attrs)
     if not op.writes:
-        _write(self, result)
+        try:
+            _write(self, result)
+        except RuntimeWarning:  # a cast of nan or inf into integers
+            quietly(_write, self, result)
     self._vc.value += 1
     if _anomaly.enabled:
         _anomaly.remember_inplace(self, op)  # so a version-counter error can say where
@@ -206,6 +219,16 @@ def dispatch_inplace(op, self, args, attrs):
 
 # ----------------------------------------------------------------------------------------------
 # steps
+
+
+def _run(fn, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
+def quietly(fn, *args, **kwargs):
+    """fn(...) with NumPy's floating-point warnings off (torch returns inf and nan silently)."""
+    with np.errstate(all="ignore"):
+        return fn(*args, **kwargs)
 
 
 def _promoted_arrays(kind, args):

@@ -33,6 +33,9 @@ reads: name | promotion kind | kernel | rule (torch keeps the same pairing in de
   front (`batched[i]` says which), and returns the result(s) with the batch dim at the front
   (ember/_functorch/batch_rules.py has the shared ones). An op without one runs once per sample
   (ember/_functorch/vmap.py), counted.
+* `grad_inputs=("x", ...)` names the inputs torch differentiates when some are not (class
+  targets, indices, a number standing for torch's Scalar argument): the node's
+  next_functions then list only those, as torch's do, and the others may not require grad.
 * **Promotion kinds** (applied by dispatch, see `_dispatch.py`):
     same    the output has the input's dtype (no promotion)
     arith   torch's promotion over all inputs (Python scalars and 0-d tensors are weak)
@@ -62,10 +65,11 @@ class Op:
     __slots__ = ("name", "promote", "kernel", "rule", "writes", "node_name", "input_names",
                  "variadic", "attr_names", "attr_defaults", "saves", "saves_tensors", "view",
                  "differentiable", "doc", "has_workspace", "moves", "jvp_rule", "jvp_needs",
-                 "batch_rule")
+                 "batch_rule", "node_type", "edges", "no_edges")
 
     def __init__(self, name, promote, kernel, *, node_name=None, view=False,
-                 differentiable=True, writes=False, moves=False, jvp=None, batch=None):
+                 differentiable=True, writes=False, moves=False, jvp=None, batch=None,
+                 grad_inputs=None):
         if promote not in PROMOTIONS:
             raise ValueError(f"op {name}: unknown promotion kind {promote!r}")
         self.name = name
@@ -76,6 +80,7 @@ class Op:
         self.saves_tensors = False
         self.has_workspace = False
         self.node_name = node_name or _camel(name) + "Backward0"
+        self.node_type = None  # the Node subclass of that name, made at the first record
         self.view = view  # the output is a view of input 0 (shares its memory and version)
         # a "writer": the kernel modifies input 0's array in place and returns None; called
         # out of place it gets a copy, in place (`x.index_add_(...)`) the tensor's own memory,
@@ -90,6 +95,7 @@ class Op:
         self._read_kernel_signature()
         if jvp is not None:
             self.jvp(jvp)
+        self._read_grad_inputs(grad_inputs)
         REGISTRY[name] = self
 
     def _read_kernel_signature(self):
@@ -108,6 +114,18 @@ class Op:
                             "something else; rename the kernel parameter")
         if self.view and (self.variadic or len(self.input_names) != 1):
             raise TypeError(f"view op {self.name} must take exactly one tensor input")
+
+    def _read_grad_inputs(self, names):
+        """`edges`: the positions of the inputs with a graph edge (None: all); `no_edges`: the
+        others."""
+        self.edges = self.no_edges = None
+        if names is not None:
+            unknown = set(names) - set(self.input_names)
+            if unknown or self.variadic:
+                raise TypeError(f"op {self.name}: grad_inputs {sorted(unknown)} are not among "
+                                f"its inputs {self.input_names}")
+            self.edges = tuple(self.input_names.index(n) for n in names)
+            self.no_edges = tuple(i for i in range(len(self.input_names)) if i not in self.edges)
 
     def grad(self, rule):
         """Attach the backward rule (usable as a decorator); returns the Op."""

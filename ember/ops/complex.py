@@ -31,7 +31,7 @@ from .. import _dtype as dt
 from .._functorch import batch_rules
 from .._tensor import Tensor
 from ._op import LINEAR, defop, export
-from .pointwise import _into, _keep
+from .pointwise import _keep
 
 _COMPLEX = dt.COMPLEX
 
@@ -58,10 +58,8 @@ def conj(input):
 
 
 @export(method=True)
-def conj_physical(input, *, out=None):
+def conj_physical(input):
     """The complex conjugate, computed now (in ember, so is `conj`); real input is returned."""
-    if out is not None:
-        return _into(out, conj_physical(input), "conj_physical")
     if input._dtype.category != _COMPLEX:
         return input
     return _conj_physical(input)
@@ -172,9 +170,9 @@ _angle = defop("angle", "none", _angle_kernel, _angle_rule)
 
 
 @export(method=True)
-def angle(input, *, out=None):
+def angle(input):
     """The argument (phase) of each element in radians; for real input pi or 0."""
-    return _into(out, _angle(input), "angle")
+    return _angle(input)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -261,17 +259,17 @@ _polar = defop("polar", "none", _polar_kernel, _polar_rule)
 
 
 @export
-def complex(real, imag, *, out=None):
+def complex(real, imag):
     """A complex tensor from its real and imaginary parts (same float dtype, broadcast)."""
     _check_parts("complex", real, imag)
-    return _into(out, _complex(real, imag), "complex")
+    return _complex(real, imag)
 
 
 @export
-def polar(abs, angle, *, out=None):
+def polar(abs, angle):
     """The complex tensor abs * (cos(angle) + i sin(angle))."""
     _check_parts("polar", abs, angle)
-    return _into(out, _polar(abs, angle), "polar")
+    return _polar(abs, angle)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 
 Read next: `pointwise.py`.
 """
+import numbers
 import warnings
 
 from .. import _backend
@@ -69,13 +70,18 @@ def clone(input, *, memory_format=None):
 
 
 @export(function=False, method=True)
-def copy_(self, src, non_blocking=False):
-    """Write `src` (broadcast, cast) into self; the gradient w.r.t. src is the incoming one."""
-    if not isinstance(src, Tensor):
-        raise TypeError(f"copy_(): argument 'src' must be Tensor, not {type(src).__name__}")
-    if src.device != self.device:
-        src = src.to(self.device)
-    return _copy.inplace(self, src)
+def copy_(self, other, non_blocking=False):
+    """Write `other` (a tensor, broadcast and cast, or a number) into self; the gradient
+    w.r.t. other is the incoming one."""
+    if isinstance(other, Tensor):
+        if other.device != self.device:
+            other = other.to(self.device)
+    elif isinstance(other, numbers.Number):
+        other = self.new_full((), other)
+    else:
+        raise TypeError(f"copy_(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+    return _copy.inplace(self, other)
 
 
 @export(function=False, method=True)
@@ -141,20 +147,19 @@ for _dtype, _name in ((dt.float32, "float"), (dt.float64, "double"), (dt.float16
                       (dt.bool, "bool"), (dt.complex64, "cfloat"), (dt.complex128, "cdouble")):
     export(_caster(_dtype), name=_name, function=False, method=True)
 
-_TYPE_NAMES = {"torch." + dt.scalar_name(d) + "Tensor": d for d in dt.ALL_DTYPES}
-
-
 @export(name="type", function=False, method=True)
 def type_(self, dtype=None, non_blocking=False):
-    """With no argument: the type name ('ember.FloatTensor'); else a cast."""
+    """With no argument: torch's type name ('torch.FloatTensor', as torch spells it, since
+    programs compare it); else a cast to a dtype, a legacy type (ember.DoubleTensor, which may
+    move the tensor to its device) or a type name ('torch.LongTensor')."""
+    from .._legacy import parse_type, type_name
+
     if dtype is None:
-        return f"ember.{dt.scalar_name(self.dtype)}Tensor"
-    if isinstance(dtype, str):
-        key = dtype.replace("ember.", "torch.")
-        if key not in _TYPE_NAMES:
-            raise ValueError(f"invalid type: '{dtype}'")
-        dtype = _TYPE_NAMES[key]
-    return to(self, dtype)
+        return type_name(self.dtype, self.device.type)
+    dtype, device_type = parse_type(dtype)
+    if device_type is None or device_type == self.device.type:
+        return to(self, dtype)
+    return to(self, device_type, dtype)
 
 
 @export(function=False, method=True)

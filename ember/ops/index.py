@@ -37,6 +37,7 @@ import numpy as np
 
 from .. import _backend
 from .. import _dtype as dt
+from .._creation import _is_sequence as is_sequence
 from .._functorch import batch_rules
 from .._tensor import Tensor
 from .._utils import wrap_dim
@@ -189,11 +190,6 @@ def _writer(name, promote="none", **options):
     return op(promote, name, writes=True, **options)
 
 
-def _no_out(out, name):
-    if out is not None:
-        raise NotImplementedError(f"{name}(out=...) is not supported by ember")
-
-
 def _check_index_dtype(name, index, allowed=(dt.int64, dt.int32), expected="int32/int64"):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
@@ -302,8 +298,8 @@ def _as_item(item, device):
         return builtins.int(item)
     if isinstance(item, np.bool_):
         return builtins.bool(item)
-    if isinstance(item, (Tensor, np.ndarray, list, tuple)):
-        return _as_index_array(item, device)
+    if isinstance(item, (Tensor, np.ndarray, list, tuple)) or is_sequence(item):
+        return _as_index_array(item, device)  # a range or deque too, as torch
     if isinstance(item, str):
         raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
     raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
@@ -316,7 +312,7 @@ def _sequence_as_tuple(index):
     if not isinstance(index, list) or len(index) >= 32:
         return False
     return builtins.any(i is None or i is Ellipsis or isinstance(
-        i, (slice, Tensor, np.ndarray, list, tuple)) for i in index)
+        i, (slice, Tensor, np.ndarray, list, tuple)) or is_sequence(i) for i in index)
 
 
 def _dims_used(item):
@@ -628,13 +624,13 @@ def _index_select_kernel(xp, a, index, *, dim):
 
 _index_select = defop("index_select", "none", _index_select_kernel,
                       lambda g, a_shape, index, dim: (
-                          _index_add(g.new_zeros(a_shape), index, g, dim=dim, alpha=1), None))
+                          _index_add(g.new_zeros(a_shape), index, g, dim=dim, alpha=1), None),
+                      grad_inputs=("a",))
 
 
 @export(method=True)
-def index_select(input, dim, index, *, out=None):
+def index_select(input, dim, index):
     """The slices `index` (a vector of ints) of `input` along `dim`."""
-    _no_out(out, "index_select")
     if not isinstance(index, Tensor) or index.dtype not in (dt.int64, dt.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     _check_vector("index_select", index, "index_select(): Index is supposed to be a vector")
@@ -745,8 +741,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
 
 
 @export(method=True)
-def index_add(input, dim, index, source, *, alpha=1, out=None):
-    _no_out(out, "index_add")
+def index_add(input, dim, index, source, *, alpha=1):
     dim = _check_along("index_add_", input, dim, index, source)
     return _index_add(input, index, source, dim=dim, alpha=alpha)
 
@@ -801,7 +796,7 @@ def _gather_kernel(xp, a, index, *, dim):
 
 
 _gather = defop("gather", "none", _gather_kernel, lambda g, a_shape, index, dim: (
-    _scatter_add(g.new_zeros(a_shape), index, g, dim=dim), None))
+    _scatter_add(g.new_zeros(a_shape), index, g, dim=dim), None), grad_inputs=("a",))
 
 
 def _check_gather(name, self, dim, index, src=None):
@@ -835,9 +830,8 @@ def _check_gather(name, self, dim, index, src=None):
 
 
 @export(method=True)
-def gather(input, dim, index, *, sparse_grad=False, out=None):
+def gather(input, dim, index, *, sparse_grad=False):
     """`out[i][j] = input[index[i][j]][j]` (dim=0): values picked along `dim`."""
-    _no_out(out, "gather")
     if sparse_grad:
         raise NotImplementedError("gather(sparse_grad=True) needs sparse tensors")
     dim = _check_gather("gather", input, dim, index)
@@ -850,7 +844,7 @@ def _one_d_args(xp, a, index, src):
     return a, index, src
 
 
-@_writer("scatter")
+@_writer("scatter", grad_inputs=("a", "src"))
 def _scatter(xp, a, index, src, *, dim):
     a, index, src = _one_d_args(xp, a, index, src)
     a[_along_dim(xp, index, dim)] = src[_corner(index.shape)]
@@ -861,7 +855,7 @@ _scatter.grad(lambda g, index, src_shape, dim: (
                                                            src_shape)))
 
 
-@_writer("scatter_value", node_name="ScatterBackward1")
+@_writer("scatter_value", node_name="ScatterBackward1", grad_inputs=("a",))
 def _scatter_value(xp, a, index, *, dim, value):
     a, index, _ = _one_d_args(xp, a, index, None)
     a[_along_dim(xp, index, dim)] = value
@@ -870,7 +864,7 @@ def _scatter_value(xp, a, index, *, dim, value):
 _scatter_value.grad(lambda g, index, dim: (_scatter_value(g, index, dim=dim, value=0), None))
 
 
-@_writer("scatter_add")
+@_writer("scatter_add", grad_inputs=("a", "src"))
 def _scatter_add(xp, a, index, src, *, dim):
     a, index, src = _one_d_args(xp, a, index, src)
     _add_at(xp, a, _along_dim(xp, index, dim), src[_corner(index.shape)])
@@ -920,10 +914,9 @@ def _scatter_args(name, self, dim, index, src, value, reduce):
 
 
 @export(method=True)
-def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """A copy of input with `input[index[i][j]][j] = src[i][j]` (dim=0); `src` may be a
     number."""
-    _no_out(out, "scatter")
     writer, args, attrs = _scatter_args("scatter", input, dim, index, src, value, reduce)
     return writer(input, *args, **attrs)
 
@@ -1054,9 +1047,8 @@ def _scatter_reduce_args(self, dim, index, src, reduce):
 
 
 @export(method=True)
-def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """Reduce src into a copy of input at the gather positions (sum, prod, mean, amax, amin)."""
-    _no_out(out, "scatter_reduce")
     dim = _scatter_reduce_args(input, dim, index, src, reduce)
     return _scatter_reduce(input, index, src, dim=dim, reduce=reduce, include_self=include_self)
 
@@ -1072,7 +1064,7 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 # masked ops
 
 
-@_writer("masked_fill")
+@_writer("masked_fill", grad_inputs=("a",))
 def _masked_fill(xp, a, mask, *, value):
     xp.copyto(a, value, where=mask, casting="unsafe")
 
@@ -1080,7 +1072,7 @@ def _masked_fill(xp, a, mask, *, value):
 _masked_fill.grad(lambda g, mask: (_masked_fill(g, mask, value=0), None))
 
 
-@_writer("masked_fill_tensor", node_name="MaskedFillBackward1")
+@_writer("masked_fill_tensor", node_name="MaskedFillBackward1", grad_inputs=("a", "value"))
 def _masked_fill_tensor(xp, a, mask, value):
     xp.copyto(a, value.astype(a.dtype), where=mask, casting="unsafe")
 
@@ -1155,9 +1147,8 @@ def _masked_select(g, a_shape, mask):
 
 
 @export(method=True)
-def masked_select(input, mask, *, out=None):
+def masked_select(input, mask):
     """The elements of input (broadcast with mask) where mask is True, as a 1-d tensor."""
-    _no_out(out, "masked_select")
     _check_mask("masked_select", mask)
     _broadcast_to("masked_select", input.shape, mask.shape, inplace=False)
     return _masked_select(input, mask)
@@ -1286,10 +1277,9 @@ def put(input, index, source, accumulate=False):
 
 
 @export(method=True)
-def take_along_dim(input, indices, dim=None, *, out=None):
+def take_along_dim(input, indices, dim=None):
     """gather after broadcasting input and indices over every dim but `dim` (dim=None: over
     the flattened input)."""
-    _no_out(out, "take_along_dim")
     if indices.dtype is not dt.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
                            f"{dt.scalar_name(indices.dtype)}")
@@ -1323,9 +1313,8 @@ _nonzero_tuple = defop("nonzero_tuple", "none", lambda xp, a: xp.nonzero(_one_d(
 
 
 @export(method=True)
-def nonzero(input, *, out=None, as_tuple=False):
+def nonzero(input, *, as_tuple=False):
     """The indices of nonzero elements: an (n, ndim) int64 tensor, or one tensor per dim."""
-    _no_out(out, "nonzero")
     if as_tuple:
         return tuple(_nonzero_tuple(input))
     return _nonzero(input)
@@ -1375,10 +1364,9 @@ _searchsorted = defop("searchsorted", "none", _searchsorted_kernel, differentiab
 
 @export
 def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
-                 sorter=None, out=None):
+                 sorter=None):
     """Indices where `input` would be inserted to keep each innermost row of
     `sorted_sequence` sorted (right=True / side='right': after equal values)."""
-    _no_out(out, "searchsorted")
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but "
@@ -1404,10 +1392,9 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
 
 
 @export
-def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each input value among 1-d `boundaries` (searchsorted, operands
     swapped)."""
-    _no_out(out, "bucketize")
     if boundaries.ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
     return _searchsorted(boundaries, input, right=right, out_int32=out_int32)

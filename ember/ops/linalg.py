@@ -32,7 +32,6 @@ import builtins
 import collections
 import math
 import string
-import warnings
 
 import numpy as np  # shapes and NumPy's LinAlgError only: kernels use `xp`
 
@@ -40,12 +39,12 @@ from .. import _creation, return_types
 from .. import _dtype as dt
 from .._functorch import batch_rules
 from .._tensor import Tensor
-from .._utils import wrap_dim, wrap_dims
+from .._utils import warn, wrap_dim, wrap_dims
 from ..autograd.grad_mode import no_grad
 from ._dispatch import autocast_args, broadcast_error
 from ._op import LINEAR, MULTILINEAR, defop, export, op
 from .reduce import _norm as _vector_norm  # torch.norm's op is linalg.vector_norm's
-from .shape import cat
+from .shape import _unsafe_view, cat
 
 _HALF = (dt.float16.np, dt.bfloat16.np)
 _F32 = dt.float32.np
@@ -102,11 +101,6 @@ def _expect_tensors(fn_name, **arguments):
         if not isinstance(value, Tensor):
             raise TypeError(f"{fn_name}(): argument '{name}' (position {position}) must be "
                             f"Tensor, not {type(value).__name__}")
-
-
-def _no_out(out, name):
-    if out is not None:
-        raise NotImplementedError(f"{name}(out=...) is not supported by ember")
 
 
 def _no_bool(kernel_name, *tensors):
@@ -259,14 +253,13 @@ def _broadcast_shape(*shapes):
 
 
 @export(method=True)
-def matmul(input, other, *, out=None):
+def matmul(input, other):
     """Matrix product for every rank pair: 1-D x 1-D is a dot product, a 1-D operand is a
     row (left) or column (right) vector, and leading batch dims broadcast."""
     _expect_tensors("matmul", input=input, other=other)
     if input.is_sparse or other.is_sparse:
         return _sparse_mm(input, other)
     input, other = autocast_args("matmul", input, other)
-    _no_out(out, "matmul")
     _check_matmul(input, other)
     _no_bool("addmm_impl_cpu_", input)
     if input.ndim == 2 and other.ndim == 2:
@@ -277,6 +270,9 @@ def matmul(input, other, *, out=None):
         return _mv(input, other)
     if input.ndim == 1 and other.ndim == 2:
         return _mm(input.unsqueeze(0), other).squeeze(0)
+    if other.ndim == 2:  # (..., m, k) @ (k, n): torch's one GEMM over the folded rows
+        rows = input.reshape(math.prod(input.shape[:-1]), input.shape[-1])
+        return _unsafe_view(_mm(rows, other), shape=input.shape[:-1] + (other.shape[1],))
     return _matmul(input, other)
 
 
@@ -293,12 +289,11 @@ def _require_ndim(arg, t, ndim):
 
 
 @export(method=True)
-def mm(input, mat2, *, out=None):
+def mm(input, mat2):
     _expect_tensors("mm", input=input, mat2=mat2)
     if input.is_sparse or mat2.is_sparse:
         return _sparse_mm(input, mat2)
     input, mat2 = autocast_args("mm", input, mat2)
-    _no_out(out, "mm")
     _require_ndim("self", input, 2)
     _require_ndim("mat2", mat2, 2)
     _check_matmul(input, mat2)
@@ -324,11 +319,10 @@ def _check_batches(a, b, summed=False):
 
 
 @export(method=True)
-def bmm(input, mat2, *, out=None):
+def bmm(input, mat2):
     """Batched matrix product of two 3-D tensors with equal batch sizes (no broadcasting)."""
     _expect_tensors("bmm", input=input, mat2=mat2)
     input, mat2 = autocast_args("bmm", input, mat2)
-    _no_out(out, "bmm")
     _require_ndim("batch1", input, 3)
     _require_ndim("batch2", mat2, 3)
     _check_batches(input, mat2)
@@ -353,10 +347,9 @@ def _check_mv(mat, vec, input=None):
 
 
 @export(method=True)
-def mv(input, vec, *, out=None):
+def mv(input, vec):
     _expect_tensors("mv", input=input, vec=vec)
     input, vec = autocast_args("mv", input, vec)
-    _no_out(out, "mv")
     _check_mv(input, vec)
     _no_bool("addmv_impl_cpu", input)
     return _mv(input, vec)
@@ -376,20 +369,18 @@ def _check_dot(name, a, b):
 
 
 @export(method=True)
-def dot(input, tensor, *, out=None):
+def dot(input, tensor):
     """Inner product of two 1-D tensors of one dtype and size."""
     _expect_tensors("dot", input=input, tensor=tensor)
     input, tensor = autocast_args("dot", input, tensor)
-    _no_out(out, "dot")
     _check_dot("dot", input, tensor)
     return _dot(input, tensor)
 
 
 @export(method=True)
-def vdot(input, other, *, out=None):
+def vdot(input, other):
     """conj(input) . other; the same as dot for real tensors."""
     _expect_tensors("vdot", input=input, other=other)
-    _no_out(out, "vdot")
     _check_dot("vdot", input, other)
     return _vdot(input, other)
 
@@ -399,11 +390,12 @@ def vdot(input, other, *, out=None):
 # check that `input` broadcasts to the product's shape, so the product's shape is the result's.
 
 def _fused(c, product, beta, alpha):
+    """beta * c + alpha * product, in place on `product` (a fresh result of the kernel)."""
     if alpha != 1:
-        product = product * alpha
-    if beta == 0:
-        return product
-    return product + (c if beta == 1 else c * beta)
+        product *= alpha
+    if beta != 0:
+        product += c if beta == 1 else c * beta
+    return product
 
 
 def _addmm_kernel(xp, c, a, b, *, beta, alpha):
@@ -505,13 +497,12 @@ def _check_expandable(input, shape):
 
 
 @export(method=True)
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2)."""
     _expect_tensors("addmm", input=input, mat1=mat1, mat2=mat2)
     if mat1.is_sparse or mat2.is_sparse:
         return beta * input + alpha * _sparse_mm(mat1, mat2)
     input, mat1, mat2 = autocast_args("addmm", input, mat1, mat2)
-    _no_out(out, "addmm")
     _check_addmm(input, mat1, mat2)
     beta, alpha = _factors(input, beta, alpha)
     return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
@@ -531,11 +522,10 @@ def _check_addmv(input, mat, vec):
 
 
 @export(method=True)
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+def addmv(input, mat, vec, *, beta=1, alpha=1):
     """beta * input + alpha * (mat @ vec)."""
     _expect_tensors("addmv", input=input, mat=mat, vec=vec)
     input, mat, vec = autocast_args("addmv", input, mat, vec)
-    _no_out(out, "addmv")
     _check_addmv(input, mat, vec)
     beta, alpha = _factors(input, beta, alpha)
     return _addmv(input, mat, vec, beta=beta, alpha=alpha)
@@ -558,11 +548,10 @@ def _check_addr(input, vec1, vec2):
 
 
 @export(method=True)
-def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
     """beta * input + alpha * outer(vec1, vec2)."""
     _expect_tensors("addr", input=input, vec1=vec1, vec2=vec2)
     input, vec1, vec2 = autocast_args("addr", input, vec1, vec2)
-    _no_out(out, "addr")
     _check_addr(input, vec1, vec2)
     beta, alpha = _factors(input, beta, alpha)
     return _addr(input, vec1, vec2, beta=beta, alpha=alpha)
@@ -585,11 +574,10 @@ def _check_batched(input, batch1, batch2, shape):
 
 
 @export(method=True)
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     _expect_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
     input, batch1, batch2 = autocast_args("baddbmm", input, batch1, batch2)
-    _no_out(out, "baddbmm")
     _check_batched(input, batch1, batch2, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(input, beta, alpha)
     return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
@@ -603,11 +591,10 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
 
 
 @export(method=True)
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * sum_i batch1[i] @ batch2[i]."""
     _expect_tensors("addbmm", input=input, batch1=batch1, batch2=batch2)
     input, batch1, batch2 = autocast_args("addbmm", input, batch1, batch2)
-    _no_out(out, "addbmm")
     _check_batched(input, batch1, batch2, (batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(input, beta, alpha)
     return _addbmm(input, batch1, batch2, beta=beta, alpha=alpha)
@@ -625,10 +612,9 @@ def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
 
 
 @export(method=True)
-def outer(input, vec2, *, out=None):
+def outer(input, vec2):
     """input[i] * vec2[j] (torch.ger is the old name)."""
     _expect_tensors("outer", input=input, vec2=vec2)
-    _no_out(out, "outer")
     for name, v in (("self", input), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
@@ -639,10 +625,9 @@ export(outer, name="ger", method=True)
 
 
 @export(method=True)
-def inner(input, other, *, out=None):
+def inner(input, other):
     """Sum over the last dim of both (a 0-d operand multiplies)."""
     _expect_tensors("inner", input=input, other=other)
-    _no_out(out, "inner")
     if input.ndim == 0 or other.ndim == 0:
         return input * other
     if input.shape[-1] != other.shape[-1]:
@@ -652,11 +637,10 @@ def inner(input, other, *, out=None):
 
 
 @export
-def tensordot(a, b, dims=2, out=None):
+def tensordot(a, b, dims=2):
     """Contract `dims` (the last n of a with the first n of b, or two lists of dims); runs as
     one mm of the two operands reshaped to matrices."""
     _expect_tensors("tensordot", a=a, b=b)
-    _no_out(out, "tensordot")
     dims_a, dims_b = _tensordot_dims(a, b, dims)
     if a.dtype is not b.dtype:
         raise RuntimeError("both inputs should have same dtype")
@@ -692,10 +676,9 @@ def _tensordot_dims(a, b, dims):
 
 
 @export(method=True)
-def kron(input, other, *, out=None):
+def kron(input, other):
     """Kronecker product: block (i, j) of the result is input[i, j] * other."""
     _expect_tensors("kron", input=input, other=other)
-    _no_out(out, "kron")
     ndim = builtins.max(input.ndim, other.ndim)
     a_shape = (1,) * (ndim - input.ndim) + tuple(input.shape)
     b_shape = (1,) * (ndim - other.ndim) + tuple(other.shape)
@@ -705,10 +688,9 @@ def kron(input, other, *, out=None):
     return (a * b).reshape([x * y for x, y in zip(a_shape, b_shape)])
 
 
-def multi_dot(tensors, *, out=None):
+def multi_dot(tensors):
     """A chain of matrix products in the cheapest order (dynamic programming over the sizes).
     The first / last tensor may be 1-D: a row / column vector."""
-    _no_out(out, "linalg.multi_dot")
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
@@ -766,12 +748,11 @@ def _chain(mats, split, i, j):
 
 
 @export
-def chain_matmul(*matrices, out=None):
+def chain_matmul(*matrices):
     """Deprecated spelling of linalg.multi_dot for 2-D tensors."""
-    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
-                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
-                  "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
-    _no_out(out, "chain_matmul")
+    warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+         "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather "
+         "than multiple parameters.")
     if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
         matrices = tuple(matrices[0])
     for m in matrices:
@@ -806,10 +787,9 @@ _cross = defop("linalg_cross", "none", lambda xp, a, b, *, dim: xp.cross(a, b, a
                lambda g, a, b, dim: (_cross(b.conj(), g, dim=dim), _cross(g, a.conj(), dim=dim)))
 
 
-def cross(input, other, *, dim=-1, out=None):
+def cross(input, other, *, dim=-1):
     """torch.linalg.cross: the 3-vector cross product along `dim`; batch dims broadcast."""
     _expect_tensors("linalg_cross", input=input, other=other)
-    _no_out(out, "linalg.cross")
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input.dtype is not other.dtype:
@@ -831,18 +811,17 @@ def cross(input, other, *, dim=-1, out=None):
 
 
 @export(name="cross", method=True)
-def _legacy_cross(input, other, dim=None, *, out=None):
+def _legacy_cross(input, other, dim=None):
     """torch.cross: as linalg.cross, but without `dim` it takes the first dim of size 3."""
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
-                      "Please either pass the dim explicitly or simply use torch.linalg.cross."
-                      "\nThe default value of dim will change to agree with that of "
-                      "linalg.cross in a future release.", UserWarning, stacklevel=2)
+        warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+             "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+             "dim will change to agree with that of linalg.cross in a future release.")
         dim = next((d for d, n in enumerate(_broadcast_shape(input.shape, other.shape))
                     if n == 3), None)
         if dim is None:
             raise RuntimeError("no dimension of size 3 in input")
-    return cross(input, other, dim=dim, out=out)
+    return cross(input, other, dim=dim)
 
 
 # ==============================================================================================
@@ -1472,29 +1451,32 @@ _matrix_rank = defop("linalg_matrix_rank", "none", _matrix_rank_kernel, differen
 # 5. the public ember.linalg functions (see ../linalg.py), and torch's top-level aliases
 
 
-def inv(A, *, out=None):
+def inv(A):
     """A^-1; raises LinAlgError for a singular matrix."""
-    _no_out(out, "linalg.inv")
     A, = autocast_args("linalg_inv", A)  # float32 under CPU autocast
     _check_matrix("linalg.inv", A, complex_ok=True)
     return _inv(A)
 
 
 @export(method=True)
-def inverse(input, *, out=None):
-    return inv(input, out=out)
+def inverse(input):
+    return inv(input)
 
 
-@export(method=True)
-def det(A, *, out=None):
-    _no_out(out, "linalg.det")
+def det(A):
+    """The determinant of each (batched) square matrix."""
     _check_matrix("linalg.det", A, complex_ok=True)
     return _det(A)
 
 
-def slogdet(A, *, out=None):
+@export(name="det", method=True)
+def _legacy_det(input):
+    """torch.det: linalg.det under torch's older parameter name."""
+    return det(input)
+
+
+def slogdet(A):
     """(sign, log|det A|): no overflow where det itself would."""
-    _no_out(out, "linalg.slogdet")
     _check_matrix("linalg.slogdet", A)
     return linalg_slogdet_result(*_slogdet(A))
 
@@ -1511,9 +1493,8 @@ def logdet(input):
     return logabsdet + sign.log()
 
 
-def solve(A, B, *, left=True, out=None):
+def solve(A, B, *, left=True):
     """X with A X = B (left=True) or X A = B; B may be a (batch of) vector(s)."""
-    _no_out(out, "linalg.solve")
     A, B = autocast_args("linalg_solve", A, B)  # float32 under CPU autocast
     A, B2, vector = _solve_operands("linalg.solve", A, B, left)
     return _solve_result(_solve(A, B2), vector, left)
@@ -1549,10 +1530,9 @@ def _solve_result(X, vector, left):
     return X if left else X.mT
 
 
-def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """solve() with A's other triangle taken as zero (and its diagonal as ones when
     unitriangular); the gradient w.r.t. A lands on that triangle only, as torch's."""
-    _no_out(out, "linalg.solve_triangular")
     if B.ndim < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 "
                            "dimensions.")
@@ -1563,24 +1543,22 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return solve(T, B, left=left)
 
 
-def cholesky(A, *, upper=False, out=None):
+def cholesky(A, *, upper=False):
     """L (lower, A = L L^T) or U = L^T (upper=True) of a symmetric positive-definite A."""
-    _no_out(out, "linalg.cholesky")
     A, = autocast_args("linalg_cholesky", A)  # float32 under CPU autocast
     _check_matrix("linalg.cholesky", A)
     return _cholesky(A, upper=upper)
 
 
 @export(name="cholesky", method=True)
-def _legacy_cholesky(input, upper=False, *, out=None):
-    warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be "
-                  "removed in a future PyTorch release.", UserWarning, stacklevel=2)
-    return cholesky(input, upper=upper, out=out)
+def _legacy_cholesky(input, upper=False):
+    warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
+         "a future PyTorch release.")
+    return cholesky(input, upper=upper)
 
 
-def qr(A, mode="reduced", *, out=None):
+def qr(A, mode="reduced"):
     """(Q, R) with A = QR; mode 'reduced' (k = min(m, n) columns), 'complete' or 'r' (Q empty)."""
-    _no_out(out, "linalg.qr")
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
@@ -1590,13 +1568,12 @@ def qr(A, mode="reduced", *, out=None):
 
 
 @export(name="qr", method=True)
-def _legacy_qr(input, some=True, *, out=None):
-    return qr_result(*qr(input, "reduced" if some else "complete", out=out))
+def _legacy_qr(input, some=True):
+    return qr_result(*qr(input, "reduced" if some else "complete"))
 
 
-def svd(A, full_matrices=True, *, driver=None, out=None):
+def svd(A, full_matrices=True, *, driver=None):
     """(U, S, Vh) with A = U diag(S) Vh, S descending."""
-    _no_out(out, "linalg.svd")
     _check_driver("torch.linalg.svd", driver)
     A, = autocast_args("linalg_svd", A)  # float32 under CPU autocast
     _check_matrix("linalg.svd", A, square=False)
@@ -1604,9 +1581,8 @@ def svd(A, full_matrices=True, *, driver=None, out=None):
 
 
 @export(name="svd", method=True)
-def _legacy_svd(input, some=True, compute_uv=True, *, out=None):
+def _legacy_svd(input, some=True, compute_uv=True):
     """torch.svd: returns V (not Vh); compute_uv=False gives zero-filled U and V."""
-    _no_out(out, "svd")
     U, S, Vh = svd(input, full_matrices=not some)
     if not compute_uv:
         return svd_result(U.detach() * 0, S, Vh.mT.detach() * 0)
@@ -1619,8 +1595,8 @@ def _check_driver(name, driver):
                            "inputs with cuSOLVER backend.")
 
 
-def svdvals(A, *, driver=None, out=None):
-    _no_out(out, "linalg.svdvals")
+def svdvals(A, *, driver=None):
+    """The singular values of A, in descending order."""
     _check_driver("torch.linalg.svdvals", driver)
     A, = autocast_args("linalg_svdvals", A)  # float32 under CPU autocast
     _check_matrix("linalg.svdvals", A, square=False)
@@ -1632,17 +1608,16 @@ def _check_uplo(name, UPLO):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
 
-def eigh(A, UPLO="L", *, out=None):
+def eigh(A, UPLO="L"):
     """(eigenvalues ascending, eigenvectors) of a symmetric A, read from its UPLO triangle."""
-    _no_out(out, "linalg.eigh")
     A, = autocast_args("linalg_eigh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigh", A)
     _check_uplo("linalg.eigh", UPLO)
     return linalg_eigh_result(*_eigh(A, UPLO=UPLO))
 
 
-def eigvalsh(A, UPLO="L", *, out=None):
-    _no_out(out, "linalg.eigvalsh")
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues (ascending) of a symmetric A, read from its UPLO triangle."""
     A, = autocast_args("linalg_eigvalsh", A)  # float32 under CPU autocast
     _check_matrix("linalg.eigvalsh", A)
     _check_uplo("linalg.eigvalsh", UPLO)
@@ -1659,10 +1634,9 @@ def _tolerances(A, atol, rtol):
     return float(atol or 0.0), float(rtol)
 
 
-def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+def pinv(A, *, atol=None, rtol=None, hermitian=False):
     """Moore-Penrose pseudo-inverse; singular values below max(atol, rtol * largest) count
     as zero."""
-    _no_out(out, "linalg.pinv")
     if A.ndim < 2 or not A.dtype.is_floating_point:
         raise RuntimeError(f"linalg.pinv({dt.scalar_name(A.dtype)}{{{list(A.shape)}}}): expected "
                            "a tensor with 2 or more dimensions of float, double, cfloat or "
@@ -1713,7 +1687,6 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return linalg_lstsq_result(X.squeeze(-1) if vector else X, residuals, rank, values)
 
 
-@export(method=True)
 def matrix_power(A, n):
     """A^n by repeated squaring; n < 0 inverts first, n == 0 gives the identity."""
     _expect_tensors("linalg_matrix_power", A=A)
@@ -1737,6 +1710,12 @@ def matrix_power(A, n):
     return result
 
 
+@export(name="matrix_power", method=True)
+def _legacy_matrix_power(input, n):
+    """torch.matrix_power: linalg.matrix_power under torch's older parameter name."""
+    return matrix_power(input, n)
+
+
 def _check_square_only(name, A):
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
@@ -1745,9 +1724,8 @@ def _check_square_only(name, A):
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
 
 
-def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None):
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     """How many singular values exceed max(atol, rtol * largest); int64, no gradient."""
-    _no_out(out, "linalg.matrix_rank")
     A, = autocast_args("linalg_matrix_rank", A)  # float32 under CPU autocast
     _check_matrix("linalg.matrix_rank", A, square=hermitian)
     if tol is not None:
@@ -1756,10 +1734,9 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None, out=None)
     return _matrix_rank(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """(sum |x|^ord)^(1/ord) over `dim` (all dims when None); ord may be inf, -inf or 0."""
     _expect_tensors("linalg_vector_norm", x=x)
-    _no_out(out, "linalg.vector_norm")
     if dtype is not None:
         x = x.to(dtype)
     if isinstance(ord, str) or not isinstance(ord, (int, float)):
@@ -1782,11 +1759,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
 _MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, _INF, -_INF)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """Frobenius ('fro'), nuclear ('nuc'), max column sum (1), max row sum (inf), largest
     singular value (2) and their minimum versions (-1, -inf, -2) over the two dims `dim`."""
     _expect_tensors("linalg_matrix_norm", A=A)
-    _no_out(out, "linalg.matrix_norm")
     if dtype is not None:
         A = A.to(dtype)
     if A.ndim < 2:
@@ -1818,10 +1794,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return result
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     """linalg.norm: a vector norm over one dim (or the flattened input when ord is None), a
     matrix norm over two dims."""
-    _no_out(out, "linalg.norm")
     if dim is not None and not isinstance(dim, (tuple, list)):
         dim = (dim,)
     if ord is None:
@@ -1836,10 +1811,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     return vector_norm(A, ord, dim, keepdim, dtype=dtype)
 
 
-def cond(A, p=None, *, out=None):
+def cond(A, p=None):
     """Condition number: largest / smallest singular value (p None, 2), the reverse (-2), or
     matrix_norm(A, p) * matrix_norm(inv(A), p)."""
-    _no_out(out, "linalg.cond")
     A, = autocast_args("linalg_cond", A)  # float32 under CPU autocast
     _check_matrix("linalg.cond", A, square=p not in (None, 2, -2))
     if p in (None, 2, -2):
@@ -1849,10 +1823,9 @@ def cond(A, p=None, *, out=None):
     return matrix_norm(A, p) * matrix_norm(inv(A), p)
 
 
-def vecdot(x, y, *, dim=-1, out=None):
+def vecdot(x, y, *, dim=-1):
     """sum(x * y, dim) with broadcasting (the dot product of vectors along `dim`)."""
     _expect_tensors("linalg_vecdot", x=x, y=y)
-    _no_out(out, "linalg.vecdot")
     if x.dtype is not y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found "
                            f"x of type {dt.scalar_name(x.dtype)} and y of type "
@@ -1952,9 +1925,9 @@ def dist(input, other, p=2):
 @export
 def frobenius_norm(input, dim, keepdim=False):
     """sqrt(sum x^2) over `dim` (torch keeps it for TorchScript; use linalg.vector_norm)."""
-    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
-                  "It will be removed in a future PyTorch release. Please use "
-                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
+    warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will "
+         "be removed in a future PyTorch release. Please use "
+         "`linalg.vector_norm(A, 2., dim, keepdim)` instead")
     return vector_norm(input, 2, dim, keepdim)
 
 
@@ -1962,10 +1935,9 @@ def frobenius_norm(input, dim, keepdim=False):
 def nuclear_norm(input, dim=None, keepdim=False, *, dtype=None):
     """The sum of singular values over the two dims `dim` (the last two when None); torch
     keeps it for TorchScript: use linalg.matrix_norm(A, 'nuc')."""
-    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
-                  "It will be removed in a future PyTorch release. Please use "
-                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
-                  stacklevel=2)
+    warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be "
+         "removed in a future PyTorch release. Please use "
+         "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
     if dim is None:
         if input.ndim != 2:
             raise RuntimeError(f"Expected a tensor with 2 dimensions, but got a tensor with "

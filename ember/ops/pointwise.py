@@ -28,7 +28,6 @@ from .. import _dtype as dt
 from .. import return_types
 from .._functorch import batch_rules
 from .._tensor import Tensor
-from ..autograd import grad_mode
 from ._op import ELEMENTWISE, EXPORTS, REGISTRY, defop, export
 
 _FIRST_OP = len(REGISTRY)  # the ops this module declares come after (see the end of the file)
@@ -41,13 +40,10 @@ _LN2, _LN10 = math.log(2.0), math.log(10.0)
 
 
 def _quiet(kernel):
-    """Run `kernel` with NumPy's floating-point warnings off: torch returns inf and nan silently
-    (log(0), 0/0, sqrt(-1)), where NumPy would print a RuntimeWarning each time."""
-    @functools.wraps(kernel)  # Op reads the kernel's signature through __wrapped__
-    def run(*args, **attrs):
-        with np.errstate(all="ignore"):
-            return kernel(*args, **attrs)
-    return run
+    """Marks a kernel that makes inf and nan (log(0), 0/0, sqrt(-1)) where torch does, which
+    NumPy would warn about: NumPy says nothing about ember's kernels (see `_numpy_errors.py`),
+    so the kernel is returned as it is."""
+    return kernel
 
 
 def _category(a):
@@ -122,25 +118,6 @@ def _check_operands(name, input, other, numbers_ok):
                         f"{type(other).__name__}")
 
 
-def _into(out, result, name):
-    """torch's `out=`: write `result` into the existing tensor `out` and return it."""
-    if out is None:
-        return result
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if grad_mode.is_grad_enabled() and (result.requires_grad or out.requires_grad):
-        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
-                           "differentiation, but one of the arguments requires grad.")
-    if not dt.can_cast(result.dtype, out.dtype):
-        raise RuntimeError(f"result type {dt.scalar_name(result.dtype)} can't be cast to the "
-                           f"desired output type {dt.scalar_name(out.dtype)}")
-    if out.shape != result.shape:
-        raise NotImplementedError(f"{name}(out=...): out has shape {list(out.shape)} but the "
-                                  f"result has shape {list(result.shape)}; ember does not "
-                                  "resize out")
-    return out.copy_(result)
-
-
 def _publish(function, name, aliases=(), method=True):
     for public in (name,) + tuple(aliases):
         export(function, name=public, method=method)
@@ -152,18 +129,20 @@ def _publish_inplace(method, name, aliases=()):
 
 
 def _unary(name, promote, kernel, rule=None, *, aliases=(), inplace=True, **options):
-    """Declare a unary op; publish `ember.<name>(input, *, out=None)`, `Tensor.<name>` and
+    """Declare a unary op; publish `ember.<name>(input)`, `Tensor.<name>` and
     (when torch has it) `Tensor.<name>_`, under each alias too. Returns the Op."""
     op = defop(name, promote, kernel, rule, **options)
 
-    def function(input, *, out=None):
-        return _into(out, op(input), name)
+    def function(input):
+        return op(input)
 
     def method_(self):
         return op.inplace(self)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"torch.{name}, elementwise."
+    method_.__name__ = method_.__qualname__ = name + "_"
+    method_.__doc__ = f"In place: self becomes {name}(self); returns self."
     _publish(function, name, aliases)
     if inplace:
         _publish_inplace(method_, name, aliases)
@@ -171,11 +150,11 @@ def _unary(name, promote, kernel, rule=None, *, aliases=(), inplace=True, **opti
 
 
 def _binary(name, op, numbers_ok, *, aliases=(), inplace=True):
-    """Publish binary `op` as `ember.<name>(input, other, *, out=None)`, `Tensor.<name>` and
+    """Publish binary `op` as `ember.<name>(input, other)`, `Tensor.<name>` and
     `Tensor.<name>_` (see `_check_operands` for `numbers_ok`)."""
-    def function(input, other, *, out=None):
+    def function(input, other):
         _check_operands(name, input, other, numbers_ok)
-        return _into(out, op(input, other), name)
+        return op(input, other)
 
     def method_(self, other):
         _check_operands(name, self, other, numbers_ok)
@@ -183,6 +162,8 @@ def _binary(name, op, numbers_ok, *, aliases=(), inplace=True):
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"torch.{name}, elementwise with broadcasting."
+    method_.__name__ = method_.__qualname__ = name + "_"
+    method_.__doc__ = f"In place: self becomes {name}(self, other); returns self."
     _publish(function, name, aliases)
     if inplace:
         _publish_inplace(method_, name, aliases)
@@ -319,10 +300,10 @@ def _sgn_backward(g, z, s):
 
 
 @export(method=True)
-def sgn(input, *, out=None):
+def sgn(input):
     """The sign, extended to complex numbers: z / |z| (0 at 0); torch.sign for real input."""
     op = _sgn_complex if input._dtype.category == _COMPLEX else _sgn
-    return _into(out, op(input), "sgn")
+    return op(input)
 
 
 @export(function=False, method=True)
@@ -423,9 +404,9 @@ _round = defop("round", "same", _quiet(_round_kernel), lambda g: (_zeros(g),))
 
 
 @export(name="round", method=True)
-def round_(input, *, decimals=0, out=None):
+def round_(input, *, decimals=0):
     """Round half to even (torch.round), optionally at `decimals` decimal digits."""
-    return _into(out, _round(input, decimals=decimals), "round")
+    return _round(input, decimals=decimals)
 
 
 @export(name="round_", function=False, method=True)
@@ -453,9 +434,9 @@ _logit = defop("logit", "float", _real_only("logit", _logit_kernel), _logit_rule
 
 
 @export(method=True)
-def logit(input, eps=None, *, out=None):
+def logit(input, eps=None):
     """log(p / (1 - p)); with `eps`, p is first clamped to [eps, 1 - eps]."""
-    return _into(out, _logit(input, eps=eps), "logit")
+    return _logit(input, eps=eps)
 
 
 @export(function=False, method=True)
@@ -484,9 +465,9 @@ _nan_to_num = defop("nan_to_num", "same", _nan_to_num_kernel,
 
 
 @export(method=True)
-def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan -> `nan`, +inf -> `posinf`, -inf -> `neginf` (by default the dtype's max / min)."""
-    return _into(out, _nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf), "nan_to_num")
+    return _nan_to_num(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
 @export(function=False, method=True)
@@ -528,11 +509,11 @@ def _clamp_rule(g, a, lo, hi, needs_input_grad):
 # (ClampBackward0), and clamp_min / clamp_max have nodes of their own
 _clamp = defop("clamp", "arith", _clamp_kernel, _clamp_rule)
 _clamp_scalar = defop("clamp_scalar", "arith", _clamp_kernel, _clamp_rule,
-                      node_name="ClampBackward1")
-_clamp_min = defop("clamp_min", "arith", _clamp_kernel, _clamp_rule)
+                      node_name="ClampBackward1", grad_inputs=("a",))
+_clamp_min = defop("clamp_min", "arith", _clamp_kernel, _clamp_rule, grad_inputs=("a",))
 _clamp_min_tensor = defop("clamp_min_tensor", "arith", _clamp_kernel, _clamp_rule,
                           node_name="ClampMinBackward1")
-_clamp_max = defop("clamp_max", "arith", _clamp_kernel, _clamp_rule)
+_clamp_max = defop("clamp_max", "arith", _clamp_kernel, _clamp_rule, grad_inputs=("a",))
 _clamp_max_tensor = defop("clamp_max_tensor", "arith", _clamp_kernel, _clamp_rule,
                           node_name="ClampMaxBackward1")
 
@@ -550,10 +531,10 @@ def _clamp_bounds(min, max):
 
 
 @export(method=True)
-def clamp(input, min=None, max=None, *, out=None):
+def clamp(input, min=None, max=None):
     """Clamp each element into [min, max]; bounds are numbers or (broadcast) tensors."""
     _clamp_bounds(min, max)
-    return _into(out, _by_bounds(_clamp_scalar, _clamp, min, max)(input, min, max), "clamp")
+    return _by_bounds(_clamp_scalar, _clamp, min, max)(input, min, max)
 
 
 @export(function=False, method=True)
@@ -563,17 +544,15 @@ def clamp_(self, min=None, max=None):
 
 
 @export(method=True)
-def clamp_min(input, min, *, out=None):
+def clamp_min(input, min):
     _clamp_bounds(min, None)
-    return _into(out, _by_bounds(_clamp_min, _clamp_min_tensor, min)(input, min, None),
-                 "clamp_min")
+    return _by_bounds(_clamp_min, _clamp_min_tensor, min)(input, min, None)
 
 
 @export(method=True)
-def clamp_max(input, max, *, out=None):
+def clamp_max(input, max):
     _clamp_bounds(None, max)
-    return _into(out, _by_bounds(_clamp_max, _clamp_max_tensor, max)(input, None, max),
-                 "clamp_max")
+    return _by_bounds(_clamp_max, _clamp_max_tensor, max)(input, None, max)
 
 
 @export(function=False, method=True)
@@ -830,20 +809,20 @@ def _check_sub(input, other):
 
 
 @export(method=True)
-def add(input, other, *, alpha=1, out=None):
+def add(input, other, *, alpha=1):
     """input + alpha * other."""
     _check_operands("add", input, other, "either")
     op, attrs = _alpha_op(_add, _add_alpha, alpha)
-    return _into(out, op(input, other, **attrs), "add")
+    return op(input, other, **attrs)
 
 
 @export(method=True)
-def sub(input, other, *, alpha=1, out=None):
+def sub(input, other, *, alpha=1):
     """input - alpha * other."""
     _check_operands("sub", input, other, "either")
     _check_sub(input, other)
     op, attrs = _alpha_op(_sub, _sub_alpha, alpha)
-    return _into(out, op(input, other, **attrs), "sub")
+    return op(input, other, **attrs)
 
 
 # `number - tensor` and torch.rsub: torch's node is RsubBackward1 for a number, RsubBackward0
@@ -852,7 +831,7 @@ _rsub = defop("rsub", "arith", lambda xp, a, b: b - a,
               lambda g, needs_input_grad: (-g if needs_input_grad[0] else None,
                                            g if needs_input_grad[1] else None))
 _rsub_scalar = defop("rsub_scalar", "arith", lambda xp, a, b: b - a, lambda g: (-g, None),
-                     node_name="RsubBackward1")
+                     node_name="RsubBackward1", grad_inputs=("a",))
 
 
 @export
@@ -882,15 +861,13 @@ def sub_(self, other, *, alpha=1):
 export(sub, name="subtract", method=True)
 export(sub_, name="subtract_", function=False, method=True)
 @export(method=True)
-def mul(input, other, *, out=None):
+def mul(input, other):
     _check_operands("mul", input, other, "either")
     if _is_number(other):
-        result = _mul_scalar(input, other)
-    elif _is_number(input):
-        result = _mul_scalar(other, input)
-    else:
-        result = _mul(input, other)
-    return _into(out, result, "mul")
+        return _mul_scalar(input, other)
+    if _is_number(input):
+        return _mul_scalar(other, input)
+    return _mul(input, other)
 
 
 @export(function=False, method=True)
@@ -944,14 +921,14 @@ def _div_op(rounding_mode):
 
 
 @export(method=True)
-def div(input, other, *, rounding_mode=None, out=None):
+def div(input, other, *, rounding_mode=None):
     """True division (always floating), or rounded toward zero ('trunc') or down ('floor'),
     which keep the promoted dtype and have zero gradient."""
     _check_operands("div", input, other, "either")
     op = _div_op(rounding_mode)
     if op is _div and _is_number(other):
         op = _div_scalar
-    return _into(out, op(input, other), "div")
+    return op(input, other)
 
 
 @export(function=False, method=True)
@@ -1118,11 +1095,13 @@ def _pow_scalar_tensor_rule(g, a, b, out):
 
 
 _pow_tensor_scalar = defop("pow_tensor_scalar", "arith", _pow_tensor_scalar_kernel,
-                           _pow_tensor_scalar_rule, node_name="PowBackward0")
+                           _pow_tensor_scalar_rule, node_name="PowBackward0",
+                           grad_inputs=("a",))
 _pow_tensor_tensor = defop("pow_tensor_tensor", "arith", _pow_kernel,
                            _pow_tensor_tensor_rule, node_name="PowBackward1")
 _pow_scalar_tensor = defop("pow_scalar_tensor", "arith", _pow_kernel,
-                           _pow_scalar_tensor_rule, node_name="PowBackward2")
+                           _pow_scalar_tensor_rule, node_name="PowBackward2",
+                           grad_inputs=("b",))
 
 
 def _pow_op(input, exponent):
@@ -1138,9 +1117,9 @@ def _pow_op(input, exponent):
 
 
 @export(method=True)
-def pow(input, exponent, *, out=None):
+def pow(input, exponent):
     """input ** exponent; either side may be a number (not both)."""
-    return _into(out, _pow_op(input, exponent)(input, exponent), "pow")
+    return _pow_op(input, exponent)(input, exponent)
 
 
 @export(function=False, method=True)
@@ -1149,9 +1128,9 @@ def pow_(self, exponent):
 
 
 @export(method=True)
-def square(input, *, out=None):
+def square(input):
     """input ** 2 (so bools square to int64, as in torch)."""
-    return pow(input, 2, out=out)
+    return pow(input, 2)
 
 
 @export(function=False, method=True)
@@ -1167,10 +1146,10 @@ def _as_double(x):
 
 
 @export(method=True)
-def float_power(input, exponent, *, out=None):
+def float_power(input, exponent):
     """pow computed in float64 (the result is float64 whatever the inputs)."""
     _pow_op(input, exponent)  # the same argument checks as pow
-    return pow(_as_double(input), _as_double(exponent), out=out)
+    return pow(_as_double(input), _as_double(exponent))
 
 
 @export(function=False, method=True)
@@ -1308,10 +1287,10 @@ def _check_heaviside(input, values):
 
 
 @export(method=True)
-def heaviside(input, values, *, out=None):
+def heaviside(input, values):
     """The step function: 0 below zero, 1 above, `values` at zero."""
     _check_heaviside(input, values)
-    return _into(out, _heaviside(input, values), "heaviside")
+    return _heaviside(input, values)
 
 
 @export(function=False, method=True)
@@ -1336,7 +1315,10 @@ def _lerp_rule(g, a, b, w, needs_input_grad):
     return g * _conj(1 - w), g * _conj(w), gw
 
 
-_lerp = defop("lerp", "arith", _lerp_kernel, _lerp_rule)
+# torch's overloads: a number weight (LerpBackward0, no edge for it) or a tensor (LerpBackward1)
+_lerp = defop("lerp", "arith", _lerp_kernel, _lerp_rule, grad_inputs=("a", "b"))
+_lerp_tensor = defop("lerp_tensor", "arith", _lerp_kernel, _lerp_rule,
+                     node_name="LerpBackward1")
 
 
 def _check_lerp(input, end, weight):
@@ -1354,16 +1336,16 @@ def _check_lerp(input, end, weight):
 
 
 @export(method=True)
-def lerp(input, end, weight, *, out=None):
+def lerp(input, end, weight):
     """input + weight * (end - input); `end` has input's dtype, weight is a number or tensor."""
     _check_lerp(input, end, weight)
-    return _into(out, _lerp(input, end, weight), "lerp")
+    return (_lerp_tensor if isinstance(weight, Tensor) else _lerp)(input, end, weight)
 
 
 @export(function=False, method=True)
 def lerp_(self, end, weight):
     _check_lerp(self, end, weight)
-    return _lerp.inplace(self, end, weight)
+    return (_lerp_tensor if isinstance(weight, Tensor) else _lerp).inplace(self, end, weight)
 
 
 def _addcmul_kernel(xp, a, b, c, *, value):
@@ -1399,17 +1381,17 @@ def _check_addc(name, tensors):
 
 
 @export(method=True)
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2."""
     _check_addc("addcmul", (input, tensor1, tensor2))
-    return _into(out, _addcmul(input, tensor1, tensor2, value=value), "addcmul")
+    return _addcmul(input, tensor1, tensor2, value=value)
 
 
 @export(method=True)
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2 (true division; integer tensor1/tensor2 refused)."""
     _check_addc("addcdiv", (input, tensor1, tensor2))
-    return _into(out, _addcdiv(input, tensor1, tensor2, value=value), "addcdiv")
+    return _addcdiv(input, tensor1, tensor2, value=value)
 
 
 @export(function=False, method=True)
@@ -1432,7 +1414,7 @@ _where = defop("where", "arith", lambda xp, a, b, *, condition: xp.where(conditi
                                      _where(0, g, condition=condition)))
 
 
-def where(condition, input=None, other=None, *, out=None):
+def where(condition, input=None, other=None):
     """input where condition holds, else other (either may be a number); with the condition
     alone, nonzero(condition, as_tuple=True)."""
     if input is None and other is None:
@@ -1453,7 +1435,7 @@ def where(condition, input=None, other=None, *, out=None):
         if isinstance(x, Tensor) and x.device != condition.device and x.ndim:
             raise RuntimeError("Expected all tensors to be on the same device, but found at "
                                f"least two devices, {condition.device} and {x.device}!")
-    return _into(out, _where(input, other, condition=condition._data), "where")
+    return _where(input, other, condition=condition._data)
 
 
 def _where_method(self, condition, other):

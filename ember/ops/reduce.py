@@ -25,13 +25,12 @@ Read next: `shape.py`.
 import builtins
 import contextlib
 import math
-import warnings
 
 from .. import _dtype as dt
 from .. import return_types
 from .._functorch import batch_rules
 from .._tensor import Tensor
-from .._utils import wrap_dim, wrap_dims
+from .._utils import warn, wrap_dim, wrap_dims
 from ..autograd.grad_mode import is_grad_enabled
 from ._op import LINEAR, defop, export
 from .shape import _expand
@@ -82,11 +81,6 @@ def _count(shape, dims):
     for d in dims:
         n *= shape[d]
     return n
-
-
-def _no_out(out, name):
-    if out is not None:
-        raise NotImplementedError(f"{name}(out=...) is not implemented yet")
 
 
 def _result_dtype(a, dtype):
@@ -221,9 +215,8 @@ _sum_dim = defop("sum_dim", "none", _sum_kernel, _sum_rule, node_name="SumBackwa
 
 
 @export(method=True)
-def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over `dim` (all dims when None). Integers and bools sum to int64, as in torch."""
-    _no_out(out, "sum")
     if dtype is not None and input.dtype is not dtype:
         input = input.to(dtype)
     op = _sum if dim is None else _sum_dim
@@ -248,9 +241,8 @@ _mean_dim = defop("mean_dim", "none", _mean_kernel, _mean_rule, node_name="MeanB
 
 
 @export(method=True)
-def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def mean(input, dim=None, keepdim=False, *, dtype=None):
     """Mean over `dim` (all dims when None); floating inputs only, as in torch."""
-    _no_out(out, "mean")
     if dtype is not None:
         input = input.to(dtype)
     if input.dtype.category < dt.FLOATING:
@@ -273,9 +265,8 @@ _nansum = defop("nansum", "none", _nansum_kernel, lambda g, a, dims, keepdim: (
 
 
 @export(method=True)
-def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """sum() treating NaN as zero."""
-    _no_out(out, "nansum")
     _require_real("nansum", input, "nansum on CPU does not support complex inputs", RuntimeError)
     if dtype is not None and input.dtype is not dtype:
         input = input.to(dtype)
@@ -283,10 +274,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 
 @export(method=True)
-def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """mean() of the non-NaN elements: nansum / their count (torch composes it the same way,
     so its grad_fn is DivBackward0)."""
-    _no_out(out, "nanmean")
     _require_real("nansum", input, "nansum on CPU does not support complex inputs", RuntimeError)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype "
@@ -338,9 +328,8 @@ _prod_dim = defop("prod_dim", "none", _prod_kernel, _prod_rule, node_name="ProdB
 
 
 @export(method=True)
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def prod(input, dim=None, keepdim=False, *, dtype=None):
     """Product over one dim (all elements when None). Integers and bools give int64."""
-    _no_out(out, "prod")
     if dtype is not None and input.dtype is not dtype:
         input = input.to(dtype)
     if dim is None:
@@ -410,19 +399,26 @@ def _extreme(name, largest, input, dim, keepdim):
 
 
 @export(name="max", method=True)
-def reduce_max(input, dim=None, keepdim=False, *, out=None):
+def reduce_max(input, dim=None, keepdim=False, *, other=None):
     """max(input) -> the largest value; max(input, dim, keepdim) -> (values, indices);
     max(input, other) -> elementwise maximum."""
-    _no_out(out, "max")
-    return _extreme("max", True, input, dim, keepdim)
+    return _extreme("max", True, input, _dim_or_other("max", dim, other), keepdim)
 
 
 @export(name="min", method=True)
-def reduce_min(input, dim=None, keepdim=False, *, out=None):
+def reduce_min(input, dim=None, keepdim=False, *, other=None):
     """min(input) -> the smallest value; min(input, dim, keepdim) -> (values, indices);
     min(input, other) -> elementwise minimum."""
-    _no_out(out, "min")
-    return _extreme("min", False, input, dim, keepdim)
+    return _extreme("min", False, input, _dim_or_other("min", dim, other), keepdim)
+
+
+def _dim_or_other(name, dim, other):
+    """max/min take their second argument as `dim` or, by keyword, as `other` (a tensor)."""
+    if other is None:
+        return dim
+    if dim is not None:
+        raise TypeError(f"{name}() got both dim and other")
+    return other
 
 
 def _amax_like(name, largest, input, dim, keepdim):
@@ -433,16 +429,14 @@ def _amax_like(name, largest, input, dim, keepdim):
 
 
 @export(method=True)
-def amax(input, dim=(), keepdim=False, *, out=None):
+def amax(input, dim=(), keepdim=False):
     """The largest values over `dim` (all dims by default); ties share the gradient."""
-    _no_out(out, "amax")
     return _amax_like("amax", True, input, dim, keepdim)
 
 
 @export(method=True)
-def amin(input, dim=(), keepdim=False, *, out=None):
+def amin(input, dim=(), keepdim=False):
     """The smallest values over `dim` (all dims by default); ties share the gradient."""
-    _no_out(out, "amin")
     return _amax_like("amin", False, input, dim, keepdim)
 
 
@@ -498,9 +492,8 @@ _aminmax = defop("aminmax", "none", _aminmax_kernel, _aminmax_rule)
 
 
 @export(method=True)
-def aminmax(input, *, dim=None, keepdim=False, out=None):
+def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) in one call, over one dim or the whole tensor."""
-    _no_out(out, "aminmax")
     _require_real("aminmax_cpu", input)
     if dim is None:
         if input.numel() == 0:
@@ -603,40 +596,35 @@ def _var_args(name, input, dim, unbiased, correction):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _reduce_dims(dim, input.ndim)
     if _count(input.shape, dims) - correction <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
-                      "than the reduction factor (input numel divided by output numel).",
-                      stacklevel=3)
+        warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than "
+             "the reduction factor (input numel divided by output numel).")
     return dims, correction
 
 
 @export(method=True)
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Variance over `dim` with Bessel's correction (`correction=1`) unless told otherwise."""
-    _no_out(out, "var")
     dims, correction = _var_args("var", input, dim, unbiased, correction)
     return _var(input, dims=dims, keepdim=keepdim, correction=correction)
 
 
 @export(method=True)
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """Standard deviation: the square root of var()."""
-    _no_out(out, "std")
     dims, correction = _var_args("std", input, dim, unbiased, correction)
     return _std(input, dims=dims, keepdim=keepdim, correction=correction)
 
 
 @export
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) in one pass; a plain tuple, as in torch."""
-    _no_out(out, "var_mean")
     dims, correction = _var_args("var_mean", input, dim, unbiased, correction)
     return _var_mean(input, dims=dims, keepdim=keepdim, correction=correction)
 
 
 @export
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) in one pass; a plain tuple, as in torch."""
-    _no_out(out, "std_mean")
     dims, correction = _var_args("std_mean", input, dim, unbiased, correction)
     return _std_mean(input, dims=dims, keepdim=keepdim, correction=correction)
 
@@ -661,9 +649,8 @@ _logsumexp = defop("logsumexp", "none", _logsumexp_kernel, lambda g, a, out, dim
 
 
 @export(method=True)
-def logsumexp(input, dim, keepdim=False, *, out=None):
+def logsumexp(input, dim, keepdim=False):
     """log(sum(exp(input))) over `dim`, computed stably; integers go to the default float."""
-    _no_out(out, "logsumexp")
     if input.dtype.category < dt.FLOATING:
         input = input.to(dt.get_default_dtype())
     return _logsumexp(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim)
@@ -729,9 +716,8 @@ def _norm_order(p, dim):
 
 
 @export(method=True)
-def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """The vector p-norm of the elements over `dim` (p = 'fro', any number, inf or -inf)."""
-    _no_out(out, "norm")
     ord = _norm_order(p, dim)
     if input.dtype.category < dt.FLOATING:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
@@ -784,11 +770,10 @@ _argsort_op = defop("argsort", "none", lambda xp, a, *, dim, descending: _argsor
 
 
 @export(method=True)
-def sort(input, dim=-1, descending=False, stable=None, *, out=None):
+def sort(input, dim=-1, descending=False, stable=None):
     """(values, indices) sorted along `dim`. Always stable; passing `stable` (True or False)
     only changes the grad_fn name, as in torch (SortBackward1)."""
     _require_real("sort", input, "Sort does not support complex dtypes on CPU", RuntimeError)
-    _no_out(out, "sort")
     op = _sort if stable is None else _sort_stable
     values, indices = op(input, dim=wrap_dim(dim, input.ndim), descending=bool(descending))
     return return_types.sort(values, indices)
@@ -803,9 +788,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 
 @export(method=True)
-def msort(input, *, out=None):
+def msort(input):
     """Sort along dim 0; values only."""
-    _no_out(out, "msort")
     return sort(input, 0).values
 
 
@@ -831,11 +815,10 @@ _topk = defop("topk", "none", _topk_kernel, _sort_rule)
 
 
 @export(method=True)
-def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+def topk(input, k, dim=-1, largest=True, sorted=True):
     """The k largest (or smallest) values along `dim` and their indices, best first. The order
     is sorted whether or not `sorted` is set (torch leaves it unspecified then)."""
     _require_real("topk", input, "topk does not support complex dtypes on CPU", RuntimeError)
-    _no_out(out, "topk")
     dim = wrap_dim(dim, input.ndim)
     if input.dtype is dt.bool:
         raise RuntimeError("topk does not support bool dtypes on CPU")
@@ -856,10 +839,9 @@ _kthvalue = defop("kthvalue", "none", _kthvalue_kernel, _extreme_dim_rule)
 
 
 @export(method=True)
-def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+def kthvalue(input, k, dim=-1, keepdim=False):
     """The k-th smallest value along `dim` (k counts from 1) and its index."""
     _require_real("kthvalue_cpu", input)
-    _no_out(out, "kthvalue")
     dim = wrap_dim(dim, input.ndim)
     _require_elements("kthvalue", input, (dim,), full=False)
     size = input.shape[dim] if input.ndim else 1
@@ -917,17 +899,15 @@ def _median_like(name, ignore_nan, input, dim, keepdim):
 
 
 @export(method=True)
-def median(input, dim=None, keepdim=False, *, out=None):
+def median(input, dim=None, keepdim=False):
     """The lower median: of all elements (a value), or along `dim` (values, indices). NaN
     anywhere in a slice makes its median NaN."""
-    _no_out(out, "median")
     return _median_like("median", False, input, dim, keepdim)
 
 
 @export(method=True)
-def nanmedian(input, dim=None, keepdim=False, *, out=None):
+def nanmedian(input, dim=None, keepdim=False):
     """median() ignoring NaNs (NaN only when a slice is all NaN)."""
-    _no_out(out, "nanmedian")
     return _median_like("nanmedian", True, input, dim, keepdim)
 
 
@@ -958,10 +938,9 @@ _mode = defop("mode", "none", _mode_kernel, _extreme_dim_rule)
 
 
 @export(method=True)
-def mode(input, dim=-1, keepdim=False, *, out=None):
+def mode(input, dim=-1, keepdim=False):
     """(values, indices) of the most frequent value along `dim`."""
     _require_real("mode_cpu", input)
-    _no_out(out, "mode")
     dim = wrap_dim(dim, input.ndim)
     _require_elements("mode", input, (dim,), full=False)
     values, indices = _mode(input, dim=dim, keepdim=keepdim)
@@ -990,12 +969,17 @@ _cumsum = defop("cumsum", "none", _cumsum_kernel,
 
 
 @export(method=True)
-def cumsum(input, dim, *, dtype=None, out=None):
+def cumsum(input, dim, *, dtype=None):
     """Running sums along `dim`; integers and bools give int64."""
-    _no_out(out, "cumsum")
     if dtype is not None and input.dtype is not dtype:
         input = input.to(dtype)
     return _cumsum(input, dim=wrap_dim(dim, input.ndim), dtype=dtype)
+
+
+@export(function=False, method=True)
+def cumsum_(self, dim, *, dtype=None):
+    """In place: self becomes its running sums along `dim` (kept in self's dtype)."""
+    return _cumsum.inplace(self, dim=wrap_dim(dim, self.ndim), dtype=dtype)
 
 
 def _cumprod_kernel(xp, a, *, dim, dtype):
@@ -1048,12 +1032,17 @@ _cumprod = defop("cumprod", "none", _cumprod_kernel, _cumprod_rule)
 
 
 @export(method=True)
-def cumprod(input, dim, *, dtype=None, out=None):
+def cumprod(input, dim, *, dtype=None):
     """Running products along `dim`; integers and bools give int64."""
-    _no_out(out, "cumprod")
     if dtype is not None and input.dtype is not dtype:
         input = input.to(dtype)
     return _cumprod(input, dim=wrap_dim(dim, input.ndim), dtype=dtype)
+
+
+@export(function=False, method=True)
+def cumprod_(self, dim, *, dtype=None):
+    """In place: self becomes its running products along `dim` (kept in self's dtype)."""
+    return _cumprod.inplace(self, dim=wrap_dim(dim, self.ndim), dtype=dtype)
 
 
 def _cum_extreme_kernel(xp, a, *, dim, largest):
@@ -1078,19 +1067,17 @@ _cummin = defop("cummin", "none", _cum_extreme_kernel, _cum_extreme_rule)
 
 
 @export(method=True)
-def cummax(input, dim, *, out=None):
+def cummax(input, dim):
     """(values, indices) of the running maximum along `dim`."""
     _require_real("cummax_cpu", input)
-    _no_out(out, "cummax")
     values, indices = _cummax(input, dim=wrap_dim(dim, input.ndim), largest=True)
     return return_types.cummax(values, indices)
 
 
 @export(method=True)
-def cummin(input, dim, *, out=None):
+def cummin(input, dim):
     """(values, indices) of the running minimum along `dim`."""
     _require_real("cummin_cpu", input)
-    _no_out(out, "cummin")
     values, indices = _cummin(input, dim=wrap_dim(dim, input.ndim), largest=False)
     return return_types.cummin(values, indices)
 
@@ -1124,9 +1111,8 @@ _logcumsumexp = defop("logcumsumexp", "none", _logcumsumexp_kernel, _logcumsumex
 
 
 @export(method=True)
-def logcumsumexp(input, dim, *, out=None):
+def logcumsumexp(input, dim):
     """log(cumsum(exp(input))) along `dim`, computed without overflow."""
-    _no_out(out, "logcumsumexp")
     _require_float("logcumsumexp_out_cpu", input)
     return _logcumsumexp(input, dim=wrap_dim(dim, input.ndim))
 
@@ -1148,16 +1134,14 @@ _all = defop("all", "none", _logical_kernel("all"), differentiable=False)
 
 
 @export(method=True)
-def any(input, dim=None, keepdim=False, *, out=None):
+def any(input, dim=None, keepdim=False):
     """Whether any element is nonzero (over `dim`; `dim=()` reduces nothing, as in torch)."""
-    _no_out(out, "any")
     return _any(input, dims=wrap_dims(dim, input.ndim), keepdim=keepdim)
 
 
 @export(method=True)
-def all(input, dim=None, keepdim=False, *, out=None):
+def all(input, dim=None, keepdim=False):
     """Whether every element is nonzero (over `dim`; `dim=()` reduces nothing, as in torch)."""
-    _no_out(out, "all")
     return _all(input, dims=wrap_dims(dim, input.ndim), keepdim=keepdim)
 
 
@@ -1288,9 +1272,8 @@ _histc = defop("histc", "none", _histc_kernel, differentiable=False)
 
 
 @export(method=True)
-def histc(input, bins=100, min=0, max=0, *, out=None):
+def histc(input, bins=100, min=0, max=0):
     """A histogram of the elements with `bins` equal bins over [min, max]."""
-    _no_out(out, "histc")
     _require_float("histogram_cpu", input)
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")

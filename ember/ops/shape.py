@@ -147,11 +147,6 @@ def _tensors(args, name):
     return args
 
 
-def _no_out(out, name):
-    if out is not None:
-        raise NotImplementedError(f"{name}(out=...) is not implemented")
-
-
 # ----------------------------------------------------------------------------------------------
 # view and reshape
 
@@ -175,6 +170,10 @@ def _view_kernel(xp, a, *, shape):
 
 _view = defop("view", "none", _view_kernel, lambda g, a_shape: (g.reshape(a_shape),),
               view=True)
+# torch's _unsafe_view: the reshape of a tensor nothing else sees (a fresh product or copy),
+# so the result may share its memory without being an autograd view of it
+_unsafe_view = defop("unsafe_view", "none", lambda xp, a, *, shape: a.reshape(shape),
+                     lambda g, a_shape: (g.reshape(a_shape),), node_name="UnsafeViewBackward0")
 # a dtype view reinterprets bytes: not differentiable (torch's result does not require grad)
 _view_dtype = defop("view_dtype", "none", lambda xp, a, *, dtype: a.view(dtype.np), view=True)
 
@@ -205,12 +204,16 @@ def _infer_shape(shape, numel):
 
 
 @export(function=False, method=True)
-def view(self, *shape):
+def view(self, *size, dtype=None):
     """Same memory, new shape; raises when the strides do not allow it (use reshape).
     `view(dtype)` reinterprets the bytes as another dtype."""
-    if len(shape) == 1 and isinstance(shape[0], dt.dtype):
-        return _view_as_dtype(self, shape[0])
-    return _view(self, shape=_infer_shape(parse_size(shape), self.numel()))
+    if len(size) == 1 and isinstance(size[0], dt.dtype) and dtype is None:
+        size, dtype = (), size[0]
+    if dtype is not None:
+        if size:
+            raise TypeError("view() takes a size or a dtype, not both")
+        return _view_as_dtype(self, dtype)
+    return _view(self, shape=_infer_shape(parse_size(size), self.numel()))
 
 
 def _view_as_dtype(self, dtype):
@@ -246,7 +249,7 @@ def reshape(input, *shape):
     try:
         return _view(input, shape=shape)
     except RuntimeError:
-        return _view(input.clone(), shape=shape)
+        return _unsafe_view(input.clone(), shape=shape)
 
 
 @export(function=False, method=True)
@@ -277,8 +280,13 @@ def transpose(input, dim0, dim1):
     return _transpose(input, dim0=wrap_dim(dim0, n), dim1=wrap_dim(dim1, n))
 
 
-export(transpose, name="swapaxes", method=True)
 export(transpose, name="swapdims", method=True)
+
+
+@export(method=True)
+def swapaxes(input, axis0, axis1):
+    """NumPy's name for transpose (its parameters are axis0 and axis1)."""
+    return transpose(input, axis0, axis1)
 
 
 @export(method=True)
@@ -422,9 +430,10 @@ _expand = defop("expand", "none", _expand_kernel,
 
 
 @export(function=False, method=True)
-def expand(self, *sizes):
-    """Broadcast to `sizes` without copying (-1 keeps a dim); elements share memory."""
-    sizes = parse_size(sizes)
+def expand(self, *size, implicit=False):
+    """Broadcast to `size` without copying (-1 keeps a dim); elements share memory.
+    (`implicit` only marks expansions the JIT inserted; it changes nothing.)"""
+    sizes = parse_size(size)
     if len(sizes) < self.ndim:
         raise RuntimeError(f"expand(ember.{dt.scalar_name(self.dtype)}Tensor{{"
                            f"{list(self.shape)}}}, size={list(sizes)}): the number of sizes "
@@ -741,8 +750,10 @@ def _pieces(input, dim, sizes, op=_split):
 
 
 @export(method=True)
-def split(tensor, split_size_or_sections, dim=0):
-    """Pieces of `split_size` along `dim` (the last may be smaller), or of the given sizes."""
+def split(tensor, split_size_or_sections=None, dim=0, *, split_size=None):
+    """Pieces of `split_size` along `dim` (the last may be smaller), or of the given sizes.
+    (torch's method names the sizes `split_size`, its function `split_size_or_sections`.)"""
+    split_size_or_sections = _one_spec("split", split_size_or_sections, split_size=split_size)
     _need_dims(tensor, "split")
     dim = wrap_dim(dim, tensor.ndim)
     n = tensor.shape[dim]
@@ -788,9 +799,13 @@ def chunk(input, chunks, dim=0):
 
 
 @export(method=True)
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
     """`sections` near-equal pieces (the first n % sections one longer), or the pieces between
     `indices` (Python slicing rules: negative indices count from the end)."""
+    indices_or_sections = _one_spec("tensor_split", indices_or_sections, sections=sections,
+                                    indices=indices,
+                                    tensor_indices_or_sections=tensor_indices_or_sections)
     if input.ndim == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -824,9 +839,22 @@ def tensor_split(input, indices_or_sections, dim=0):
     return tuple(pieces)
 
 
+def _one_spec(name, positional, **by_keyword):
+    """The one argument given, positionally or under one of the names torch's overloads give
+    it (`sections=`, `indices=`, ...)."""
+    given = [value for value in (positional, *by_keyword.values()) if value is not None]
+    if len(given) != 1:
+        names = ", ".join(by_keyword)
+        raise TypeError(f"{name}() takes exactly one of its positional argument, {names}; got "
+                        f"{len(given)}")
+    return given[0]
+
+
 def _split_along(name, dim, min_dims):
     """hsplit / vsplit / dsplit: tensor_split along `dim`; sections must divide evenly."""
-    def fn(input, indices_or_sections):
+    def fn(input, indices_or_sections=None, *, sections=None, indices=None):
+        indices_or_sections = _one_spec(name, indices_or_sections, sections=sections,
+                                        indices=indices)
         if input.ndim < min_dims:
             raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} "
                                f"dimension, but got a tensor with {input.ndim} dimensions!")
@@ -1101,9 +1129,8 @@ _cat = defop("cat", "arith", _cat_kernel, _cat_rule)
 
 
 @export
-def cat(tensors, dim=0, *, out=None):
+def cat(tensors, dim=0):
     """Join tensors along an existing dim; dtypes promote as in arithmetic."""
-    _no_out(out, "cat")
     tensors = _tensors((tuple(tensors),), "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -1128,13 +1155,14 @@ def cat(tensors, dim=0, *, out=None):
 
 
 @export
-def concat(tensors, dim=0, *, out=None):
-    return cat(tensors, dim, out=out)
+def concat(tensors, dim=0):
+    return cat(tensors, dim)
 
 
 @export
-def concatenate(tensors, axis=0, out=None):
-    return cat(tensors, axis, out=out)
+def concatenate(tensors, dim=0):
+    """NumPy's name for cat (torch takes `axis=` for `dim=` here too)."""
+    return cat(tensors, dim)
 
 
 def _stack_kernel(xp, *arrays, dim):
@@ -1147,9 +1175,8 @@ _stack = defop("stack", "arith", _stack_kernel, lambda g, dim: tuple(g.unbind(di
 
 
 @export
-def stack(tensors, dim=0, *, out=None):
+def stack(tensors, dim=0):
     """Join equally shaped tensors along a new dim."""
-    _no_out(out, "stack")
     tensors = _tensors((tuple(tensors),), "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -1169,17 +1196,15 @@ def _nonempty(tensors, name):
 
 
 @export
-def hstack(tensors, *, out=None):
+def hstack(tensors):
     """Along dim 1 (dim 0 for 1-d tensors)."""
-    _no_out(out, "hstack")
     tensors = [_at_least(1, t) for t in _nonempty(tensors, "hstack")]
     return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 @export
-def vstack(tensors, *, out=None):
+def vstack(tensors):
     """Along dim 0, 1-d tensors as rows."""
-    _no_out(out, "vstack")
     return cat([_at_least(2, t) for t in _nonempty(tensors, "vstack")], 0)
 
 
@@ -1187,16 +1212,14 @@ export(vstack, name="row_stack")
 
 
 @export
-def dstack(tensors, *, out=None):
+def dstack(tensors):
     """Along dim 2 (depth), after atleast_3d."""
-    _no_out(out, "dstack")
     return cat([_at_least(3, t) for t in _nonempty(tensors, "dstack")], 2)
 
 
 @export
-def column_stack(tensors, *, out=None):
+def column_stack(tensors):
     """0-d and 1-d tensors as columns, joined along dim 1."""
-    _no_out(out, "column_stack")
     tensors = _nonempty(tensors, "column_stack")
     return cat([reshape(t, t.numel(), 1) if t.ndim <= 1 else t for t in tensors], 1)
 
@@ -1221,9 +1244,9 @@ _repeat = defop("repeat", "none",
 
 
 @export(function=False, method=True)
-def repeat(self, *sizes):
-    """Tile the tensor `sizes[k]` times along dim k (leading sizes add new dims): a copy."""
-    sizes = parse_size(sizes)
+def repeat(self, *repeats):
+    """Tile the tensor `repeats[k]` times along dim k (leading ones add new dims): a copy."""
+    sizes = parse_size(repeats)
     if len(sizes) < self.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
                            "of dimensions of tensor")
@@ -1394,8 +1417,7 @@ def _triangle(name, kernel):
         if input.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
 
-    def fn(input, diagonal=0, *, out=None):
-        _no_out(out, name)
+    def fn(input, diagonal=0):
         check(input)
         return triangle(input, diagonal=operator.index(diagonal))
 
@@ -1435,10 +1457,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 @export(method=True)
-def diag(input, diagonal=0, *, out=None):
+def diag(input, diagonal=0):
     """A 1-d tensor -> the square matrix with it on diagonal `diagonal`; a matrix -> a copy
     of that diagonal."""
-    _no_out(out, "diag")
     if input.ndim == 1:
         return _diag_embed(input, offset=operator.index(diagonal), dim1=0, dim2=1)
     if input.ndim == 2:
@@ -1517,8 +1538,13 @@ def transpose_(self, dim0, dim1):
     return _become(self, transpose(self, dim0, dim1))
 
 
-export(transpose_, name="swapaxes_", function=False, method=True)
 export(transpose_, name="swapdims_", function=False, method=True)
+
+
+@export(function=False, method=True)
+def swapaxes_(self, axis0, axis1):
+    """In place: self becomes its transpose of axis0 and axis1."""
+    return transpose_(self, axis0, axis1)
 
 
 @export(function=False, method=True)
@@ -1665,7 +1691,14 @@ for _name, _view_fn in (
         ("unfold_copy", unfold), ("unsqueeze_copy", unsqueeze), ("view_copy", _view_or_reshape)):
     export(_copy_of(_view_fn, _name), name=_name)
 
-export(split, name="unsafe_split", method=True)
+
+@export(method=True)
+def unsafe_split(input, split_size, dim=0):
+    """split under torch's parameter names for unsafe_split (torch skips a view check; the
+    pieces are the same)."""
+    return split(input, split_size, dim)
+
+
 export(chunk, name="unsafe_chunk", method=True)
 export(split_with_sizes, name="unsafe_split_with_sizes", method=True)
 
@@ -1733,7 +1766,8 @@ def _joined_jvp(op):
 for _op in (_view, _transpose, _t, _permute, _expand, _unsqueeze, _squeeze, _squeeze_dim,
             _squeeze_dims, _view_scatter, _slice, _select, _split, _split_even, _unbind,
             _diagonal, _unfold_backward, _unfold, _strided_grad, _as_strided, _repeat,
-            _repeat_interleave_backward, _repeat_interleave, _flip, _roll, _diag_embed):
+            _repeat_interleave_backward, _repeat_interleave, _flip, _roll, _diag_embed,
+            _unsafe_view):
     _op.jvp(LINEAR)
 _cat.jvp(_joined_jvp(_cat))
 _stack.jvp(_joined_jvp(_stack))
@@ -1743,6 +1777,7 @@ for _op in (_unsqueeze, _slice, _select, _split, _split_even, _unbind, _unfold, 
 for _op in (_squeeze, _squeeze_dim, _squeeze_dims, _flip):
     _op.batch(batch_rules.dims("dims"))
 _view.batch(batch_rules.sizes("shape"))
+_unsafe_view.batch(batch_rules.sizes("shape"))
 _view_dtype.batch(batch_rules.leading)
 _transpose.batch(batch_rules.dims("dim0", "dim1"))
 _t.batch(_t_batch)

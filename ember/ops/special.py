@@ -29,7 +29,7 @@ from .._creation import arange
 from .._functorch import batch_rules
 from . import _special_math as sm
 from ._op import ELEMENTWISE, REGISTRY, defop, export
-from .pointwise import _check_operands, _FunctionAndMethod, _into, _keep, _refuse, _unary, where
+from .pointwise import _check_operands, _FunctionAndMethod, _keep, _refuse, _unary, where
 
 _FIRST_OP = len(REGISTRY)  # the ops this module declares come after (see the end of the file)
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -61,9 +61,9 @@ def _kernel(fn, torch_name, *, halves=True, integers=True):
 
 
 def _special(name, op, doc):
-    """`ember.special.<name>(input, *, out=None)` for a unary op (not published elsewhere)."""
-    def function(input, *, out=None):
-        return _into(out, op(input), name)
+    """`ember.special.<name>(input)` for a unary op (not published elsewhere)."""
+    def function(input):
+        return op(input)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
@@ -71,10 +71,10 @@ def _special(name, op, doc):
 
 
 def _special_binary(name, op, doc, numbers_ok="either"):
-    """`ember.special.<name>(input, other, *, out=None)`; either operand may be a number."""
-    def function(input, other, *, out=None):
+    """`ember.special.<name>(input, other)`; either operand may be a number."""
+    def function(input, other):
         _check_operands(name, input, other, numbers_ok)
-        return _into(out, op(input, other), name)
+        return op(input, other)
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
@@ -100,10 +100,10 @@ def _check_order(n):
         raise RuntimeError("polygamma(n, x) does not support negative n.")
 
 
-def polygamma(n, input, *, out=None):
+def polygamma(n, input):
     """The n-th derivative of digamma (n = 0 is digamma itself)."""
     _check_order(n)
-    return _into(out, _polygamma(input, n=n), "polygamma")
+    return _polygamma(input, n=n)
 
 
 def _polygamma_method(self, n):
@@ -145,11 +145,11 @@ def _check_mvlgamma(input, p):
 
 
 @export(method=True)
-def mvlgamma(input, p, *, out=None):
+def mvlgamma(input, p):
     """The log of the multivariate gamma function of dimension p (torch.special.multigammaln).
     Like torch, it does not check that every element exceeds (p - 1) / 2."""
     _check_mvlgamma(input, p)
-    return _into(out, _mvlgamma(input, p=p), "mvlgamma")
+    return _mvlgamma(input, p=p)
 
 
 @export(function=False, method=True)
@@ -180,9 +180,9 @@ _igammac = defop("igammac", "arith",
 
 def _publish_binary(name, op, doc):
     """torch.<name>(input, other), Tensor.<name> and Tensor.<name>_ (tensors only)."""
-    def function(input, other, *, out=None):
+    def function(input, other):
         _check_operands(name, input, other, "none")
-        return _into(out, op(input, other), name)
+        return op(input, other)
 
     def method_(self, other):
         _check_operands(name + "_", self, other, "none")

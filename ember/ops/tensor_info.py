@@ -136,11 +136,11 @@ def _set_array(self, array):
 
 
 @export(function=False, method=True)
-def resize_(self, *sizes, memory_format=None):
-    """Reshape in place to `sizes`, keeping the first elements in memory order; new
+def resize_(self, *size, memory_format=None):
+    """Reshape in place to `size`, keeping the first elements in memory order; new
     elements (when it grows) are zeros -- uninitialised memory in torch."""
     _check_resizable(self)
-    shape = parse_size(sizes)
+    shape = parse_size(size)
     if builtins.any(n < 0 for n in shape):
         raise RuntimeError(f"Trying to create tensor with negative dimension "
                            f"{builtins.min(shape)}: {list(shape)}")
@@ -248,10 +248,10 @@ def apply_(self, callable):
 
 
 @export(function=False, method=True)
-def map_(self, tensor, callable):
-    """self[i] = callable(self[i], tensor[i]), tensor broadcast to self."""
+def map_(self, other, callable):
+    """self[i] = callable(self[i], other[i]), other broadcast to self."""
     _check_mappable(self, "map_")
-    return _mapped(self, callable, tensor)
+    return _mapped(self, callable, other)
 
 
 @export(function=False, method=True)

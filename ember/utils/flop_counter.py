@@ -4,12 +4,12 @@ per-op formulas the profiler also uses.
     with FlopCounterMode(display=False) as counter:
         model(x).sum().backward()
     counter.get_total_flops()     # forward and backward
-    counter.get_flop_counts()     # {"Global": {"linear": 320, ...}, "Net.fc1": {...}, ...}
+    counter.get_flop_counts()     # {"Global": {"addmm": 320, ...}, "Net.fc1": {...}, ...}
 
 Like torch, FlopCounterMode counts the products that dominate a network's cost, one
 multiply-add as 2 FLOPs, and nothing else:
 
-    mm, matmul, bmm, addmm, linear ...   2 * (output elements) * (length of the summed axis)
+    mm, matmul, bmm, addmm ...           2 * (output elements) * (length of the summed axis)
     convolution (and its two adjoints)   2 * N * (output positions) * C_out * C_in/groups * taps
 
 (the im2col GEMM: every output position of every image is a dot product of length
@@ -17,10 +17,10 @@ C_in/groups * taps, for each of the C_out filters). The backward of a convolutio
 such products, one per input that wants a gradient, of the same size as the forward. Backward
 passes are counted because ember's rules are ordinary ops (`g @ b.mT` is a matmul).
 
-Ops are ember's own names (`linear`, `conv_input_grad`), not aten's. The totals equal torch's
-for mm/addmm/bmm/linear/convolution forward and backward; `mv`, `dot` and `addmv` are counted
-too (torch leaves them at 0), and grouped convolutions' weight gradients are counted at their
-true size (torch counts them `groups` times larger).
+Ops are ember's own names (`addmm`, `conv_input_grad`), not aten's; nn.Linear runs addmm or mm,
+as in torch. The totals equal torch's for mm/addmm/bmm/linear/convolution forward and backward;
+`mv`, `dot` and `addmv` are counted too (torch leaves them at 0), and grouped convolutions'
+weight gradients are counted at their true size (torch counts them `groups` times larger).
 
 The profiler (`with_flops=True`) also gives the cheap ops a count: elementwise ops one FLOP per
 output element, reductions (and losses, norms) one per input element (`op_flops`).
@@ -56,11 +56,6 @@ def _addbmm(args, attrs, outputs):
     return 2 * outputs[0]._data.size * a.shape[0] * a.shape[-1]
 
 
-def _linear(args, attrs, outputs):
-    x, weight = args[0], args[1]
-    return 2 * _numel(x.shape[:-1]) * weight.shape[0] * weight.shape[1]
-
-
 def _conv(n, weight_shape, positions):
     """The im2col GEMM: 2 * N * prod(weight shape) * output positions, where prod(weight
     shape) = C_out * C_in/groups * taps."""
@@ -88,7 +83,6 @@ FORMULAS = {
     "vdot": _product,
     "addmm": _fused_product, "addmv": _fused_product, "baddbmm": _fused_product,
     "addbmm": _addbmm,
-    "linear": _linear,
     "convolution": _convolution,
     "conv_input_grad": _conv_input_grad,
     "conv_weight_grad": _conv_weight_grad,

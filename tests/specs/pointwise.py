@@ -247,7 +247,7 @@ SPECS = [
          binary()[:4] + [(T(3, dtype="float64"), T(3, dtype="float64"))]),
     Spec("lerp_tensor", lambda m, a, b, w: m.lerp(a, b, w),
          [(T(3, 4), T(4), T(3, 1, low=-0.5, high=1.5)), (T(), T(2), T(2, 1)),
-          (T(3), T(3), T(dtype="float64"))], ops=["lerp"]),
+          (T(3), T(3), T(dtype="float64"))], ops=["lerp_tensor"]),
     Spec("addcmul", lambda m, a, b, c: (m.addcmul(a, b, c), a.addcmul(b, c, value=-0.5)),
          [(T(3, 4), T(4), T(3, 1)), (T(), T(2, 3), T(3)), (T(0, 2), T(2), T(2)),
           (T(3, t=True), T(3), T(dtype="float64"))]),

@@ -31,6 +31,11 @@ SPECS = [
          [(T(3, 4),)], ops=["view_dtype"], gradcheck=False),
     Spec("view_dtype_int", lambda m, a: (a.view(m.float64), a.view(m.int32), a.view(m.uint8)),
          [(I(2, 3),)], ops=["view_dtype"]),
+    # reshapes that cannot be views copy, then view the copy (torch's _unsafe_view), as do
+    # the rows of an (..., m, k) @ (k, n) product
+    Spec("unsafe_view", lambda m, a: (a.transpose(0, 2).reshape(-1), a.mT.reshape(2, -1),
+                                     a @ a.mT[0]),
+         [(T(2, 3, 4),), (T(2, 3, 4, t=True),), (T(2, 3, 4, dtype="float64"),)]),
     Spec("reshape", lambda m, a: (a.reshape(-1), a.reshape(2, -1)),
          [(T(3, 4, t=True),), (T(4, 3),)], ops=["view", "clone"]),
     Spec("reshape_0d", lambda m, a: a.reshape(-1), [(T(),)], ops=["view"]),

@@ -981,8 +981,8 @@ def _rrelu_noise(input, lower, upper, generator):
     return from_numpy(noise).to(input.device)
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return rrelu(input, lower, upper, training, inplace=True)
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return _rrelu(input, lower, upper, training, True, generator)
 
 
 def gelu(input, approximate="none"):

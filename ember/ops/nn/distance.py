@@ -19,6 +19,7 @@ from ... import _dtype as dt
 from ..._functorch import batch_rules
 from ...autograd import grad_mode
 from .._op import export, op
+from .._public import write_out
 from ..shape import broadcast_shapes, broadcast_tensors
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist", "normalize", "one_hot"]
@@ -193,11 +194,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     """input / max(||input||_p, eps) along `dim`."""
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    if out is None:
-        return input / denom
-    from ..pointwise import div
-
-    return div(input, denom, out=out)
+    return write_out(out, input / denom, "normalize")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from ..pointwise import where
 __all__ = ["embedding", "embedding_bag"]
 
 
-@op("none", name="embedding", node_name="EmbeddingBackward0")
+@op("none", name="embedding", node_name="EmbeddingBackward0", grad_inputs=("weight",))
 def _embedding(xp, weight, indices, *, padding_idx, scale_grad_by_freq):
     if indices.size and (indices.min() < 0 or indices.max() >= weight.shape[0]):
         raise IndexError("index out of range in self")

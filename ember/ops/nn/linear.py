@@ -1,50 +1,22 @@
 """`F.linear`, `F.bilinear` and `F.grouped_mm`.
 
-`linear` is one op rather than matmul + add: the forward is a single GEMM against the
-transposed weight (a view, no copy) plus a broadcast bias, and the backward computes exactly
-the gradients that are needed.
+`linear` is built as torch builds it, so that its graph is torch's: `addmm(bias, input,
+weight.t())` for a matrix input with a bias -- one GEMM against the transposed weight (a view,
+no copy), the bias added in place -- whose node is AddmmBackward0 with next_functions (bias,
+input, TBackward0 of the weight); MmBackward0 without a bias; other contiguous inputs folded to
+their rows and viewed back (ViewBackward0 on top), the rest through matmul (UnsafeViewBackward0)
+and an in-place bias add, as torch does.
 
 Read next: the other families in this package.
 """
-from ... import _dtype as dt
-from ..._functorch import batch_rules
-from .._dispatch import autocast_args
-from .._op import export, op
+import math
 
-_HALF = (dt.float16.np, dt.bfloat16.np)
-_F32 = dt.float32.np
+from ... import _dtype as dt
+from .._dispatch import autocast_args
+from .._op import export
+from ..linalg import _addmm, matmul
 
 __all__ = ["linear", "bilinear", "grouped_mm"]
-
-
-@op("none", name="linear", node_name="AddmmBackward0")
-def _linear(xp, x, weight, bias):
-    # (*, in) folded to one (rows, in) matrix: one GEMM, not one per leading index. NumPy has
-    # no BLAS for float16/bfloat16: those multiply in float32 and round once, as torch's CPU
-    # kernels do (and keep their dtype: NumPy's matmul would hand bfloat16 back as float32)
-    dtype = x.dtype
-    half = dtype in _HALF
-    if half:
-        x, weight = x.astype(_F32), weight.astype(_F32)
-    out = xp.matmul(x.reshape(-1, x.shape[-1]), weight.T)
-    if bias is not None:
-        out += bias
-    if half:
-        out = out.astype(dtype)
-    return out.reshape(x.shape[:-1] + (weight.shape[0],))
-
-
-@_linear.grad
-def _linear(g, x, weight, needs_input_grad):
-    grad_x = grad_w = grad_b = None
-    if needs_input_grad[0]:
-        grad_x = (g.reshape(-1, g.shape[-1]) @ weight.conj()).reshape(x.shape)
-    if needs_input_grad[1]:
-        out_features, in_features = weight.shape
-        grad_w = g.reshape(-1, out_features).mT @ x.reshape(-1, in_features).conj()
-    if needs_input_grad[2]:
-        grad_b = g.reshape(-1, g.shape[-1]).sum(0) if g.ndim else g
-    return grad_x, grad_w, grad_b
 
 
 def linear(input, weight, bias=None):
@@ -63,7 +35,16 @@ def linear(input, weight, bias=None):
     if input.dtype is not weight.dtype or (bias is not None and bias.dtype is not input.dtype):
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                            f"{input.dtype} and {weight.dtype}")
-    return _linear(input, weight, bias)
+    weight_t = weight.t()
+    if bias is None:
+        return matmul(input, weight_t)
+    if input.ndim == 2:
+        return _addmm(bias, input, weight_t, beta=1, alpha=1)
+    if bias.ndim == 1 and input.is_contiguous():
+        rows = input.view(math.prod(input.shape[:-1]), input.shape[-1])
+        return _addmm(bias, rows, weight_t, beta=1, alpha=1).view(*input.shape[:-1],
+                                                                 weight.shape[0])
+    return matmul(input, weight_t).add_(bias)
 
 
 @export
@@ -121,33 +102,3 @@ def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
         return cat(pieces, 1)
     groups, _ = _group_bounds(offs, mat_a.shape[1])
     return stack([mat_a[:, s:e] @ mat_b[s:e] for s, e in groups])
-
-# forward mode and vmap (see ops/_op.py). linear is linear in x and in the weight, plus the
-# bias. Batched inputs are more leading dims (one GEMM still); per-sample weights (a vmap over
-# models) make it one batched matmul.
-
-
-def _linear_jvp(x_t, weight_t, bias_t, x, weight):
-    total = _linear(x_t, weight, None) if x_t is not None else None
-    if weight_t is not None:
-        part = _linear(x, weight_t, None)
-        total = part if total is None else total + part
-    if bias_t is not None:
-        total = bias_t if total is None else total + bias_t
-    return total
-
-
-def _linear_batch(op, values, batched, attrs):
-    x, weight, bias = values
-    if not batched[1] and not batched[2]:
-        return _linear(x, weight, bias)
-    from ..linalg import _product
-
-    size = batch_rules.size_of(values, batched)
-    out = _product(x, batch_rules.as_batched(weight, batched[1], size).mT, (batched[0], True))
-    if bias is not None:
-        out = out + (batch_rules.pad(bias, out.ndim - 1) if batched[2] else bias)
-    return out
-
-
-_linear.jvp(_linear_jvp).batch(_linear_batch)

@@ -427,7 +427,7 @@ def _unspread(grad, w, reduction):
 # nll_loss
 
 
-@op("none", name="nll_loss", node_name="NllLossBackward0")
+@op("none", name="nll_loss", node_name="NllLossBackward0", grad_inputs=("x",))
 def _nll_loss(xp, x, target, weight, *, ignore_index, reduction):
     """-w[t] x[t] at each position of (N, C, d1, ...), reduced; ignored positions give 0."""
     target = target.astype(xp.int64, copy=False)
@@ -463,7 +463,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 # cross_entropy
 
 
-@op("none", name="cross_entropy", node_name="NllLossBackward0")
+@op("none", name="cross_entropy", node_name="NllLossBackward0", grad_inputs=("x",))
 def _cross_entropy(xp, x, target, weight, *, ignore_index, label_smoothing, reduction):
     """(loss, log-sum-exp per position) for logits (N, C, d1, ...) and class indices.
 
@@ -608,7 +608,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 # binary targets: bce, bce with logits, soft margin, multilabel soft margin
 
 
-@op("none", name="binary_cross_entropy", node_name="BinaryCrossEntropyBackward0")
+@op("none", name="binary_cross_entropy", node_name="BinaryCrossEntropyBackward0",
+    grad_inputs=("x", "y"))
 def _binary_cross_entropy(xp, x, y, weight, *, reduction):
     """-w (y log x + (1 - y) log(1 - x)), reduced, each log clamped at -100 so that x = 0 or 1
     stays finite."""
@@ -653,7 +654,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 
 @op("float", name="binary_cross_entropy_with_logits",
-    node_name="BinaryCrossEntropyWithLogitsBackward0")
+    node_name="BinaryCrossEntropyWithLogitsBackward0", grad_inputs=("x", "y"))
 def _bce_with_logits(xp, x, y, pos_weight, weight, *, reduction):
     """w ((1 - y) x + (1 + (pw - 1) y) softplus(-x)), reduced, with softplus(-x) = max(-x, 0)
     + log1p(exp(-|x|)): exp never sees a positive argument."""

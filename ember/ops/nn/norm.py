@@ -378,7 +378,8 @@ def _eval_factors(xp, weight, bias, running_mean, running_var, eps, dtype):
     return scale, shift
 
 
-@op("none", name="batch_norm", node_name="NativeBatchNormBackward0")
+@op("none", name="batch_norm", node_name="NativeBatchNormBackward0",
+    grad_inputs=("a", "weight", "bias"))
 def _batch_norm(xp, a, weight, bias, running_mean, running_var, *, training, momentum, eps):
     x = _floating("batch_norm", xp, a)
     x3 = x.reshape(_channels_view(a.shape))
