@@ -735,6 +735,7 @@ new_empty = export(_new(empty), function=False, method=True)
 @export(function=False, method=True)
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
              layout=None, pin_memory=False):
+    """`ember.full(size, fill_value)` with self's dtype and device by default."""
     return full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
                 device=self.device if device is None else device, requires_grad=requires_grad,
                 layout=layout)
@@ -743,6 +744,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 @export(function=False, method=True)
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
                       layout=None, pin_memory=False):
+    """`ember.empty_strided(size, stride)` with self's dtype and device by default."""
     return empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
                          device=self.device if device is None else device,
                          requires_grad=requires_grad, layout=layout)

@@ -36,6 +36,7 @@ class Size(tuple):
     __str__ = __repr__
 
     def numel(self):
+        """The number of elements of a tensor of this shape (the product of the sizes)."""
         n = 1
         for s in self:
             n *= s
@@ -114,6 +115,7 @@ class Tensor:
         return Size(self._data.shape)
 
     def size(self, dim=None):
+        """The shape as a `Size`, or the length of dim `dim` (negative counts from the end)."""
         if dim is None:
             return Size(self._data.shape)
         return self._data.shape[self._wrap_dim(dim)]
@@ -139,16 +141,19 @@ class Tensor:
         return self._data.ndim
 
     def dim(self):
+        """The number of dims (`ndim`); `ndimension` is another name for it."""
         return self._data.ndim
 
     ndimension = dim
 
     def numel(self):
+        """The number of elements (the product of the sizes); `nelement` is another name for it."""
         return self._data.size
 
     nelement = numel
 
     def element_size(self):
+        """The size of one element in bytes (`itemsize`)."""
         return self._dtype.itemsize
 
     @property
@@ -160,15 +165,20 @@ class Tensor:
         return self._data.size * self._dtype.itemsize
 
     def is_floating_point(self):
+        """Whether the dtype is a floating-point one (float16, bfloat16, float32, float64, ...)."""
         return self._dtype.is_floating_point
 
     def is_complex(self):
+        """Whether the dtype is a complex one."""
         return self._dtype.category == dt.COMPLEX
 
     def is_signed(self):
+        """Whether the dtype holds negative numbers (False for bool and the unsigned ints)."""
         return self._dtype.is_signed
 
     def is_inference(self):
+        """Always False: ember has no inference tensors.
+        Unlike torch, a tensor made under `inference_mode` is an ordinary tensor."""
         return False
 
     @property
@@ -239,6 +249,8 @@ class Tensor:
     # memory layout: strides and offsets count elements, as in torch
 
     def stride(self, dim=None):
+        """The step, in elements, between neighbours along each dim (a tuple), or along `dim`.
+        An empty tensor that owns its memory reports contiguous strides, as in torch."""
         if self._data.size == 0 and self._base is None and not any(self._data.strides):
             # NumPy gives a new empty array zero strides; torch gives it contiguous ones
             strides, step = [], 1
@@ -252,6 +264,7 @@ class Tensor:
         return strides if dim is None else strides[self._wrap_dim(dim)]
 
     def data_ptr(self):
+        """The address of the first element (the device pointer on CUDA; 0 for an empty tensor)."""
         if self._data.size == 0:
             return 0
         if self._device.type == "cpu":
@@ -259,6 +272,7 @@ class Tensor:
         return self._data.data.ptr
 
     def storage_offset(self):
+        """How many elements into its storage this tensor's first element lies."""
         root = self._base if self._base is not None else self
         if self._data.size == 0:
             return 0
@@ -273,6 +287,9 @@ class Tensor:
         return self.data_ptr() + lowest
 
     def is_contiguous(self, memory_format=None):
+        """Whether the elements lie in memory in row-major order of the dims, with no gaps.
+        `memory_format` may be `contiguous_format` or `channels_last` (then only a 4-d tensor can be
+        contiguous); unlike torch, other memory formats raise RuntimeError."""
         from . import channels_last, contiguous_format
 
         if memory_format is None or memory_format is contiguous_format:
@@ -282,6 +299,7 @@ class Tensor:
         raise RuntimeError(f"unsupported memory format {memory_format}")
 
     def untyped_storage(self):
+        """The bytes this tensor's memory holds, as an `UntypedStorage` sharing that memory."""
         from ._storage import UntypedStorage
 
         return UntypedStorage._of(self)
@@ -298,6 +316,9 @@ class Tensor:
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
+        """Set whether autograd records operations on this leaf tensor; returns self.
+        Only floating-point and complex tensors may require grad, and a tensor computed from others
+        (one with a `grad_fn`) cannot be switched off: use `detach()`."""
         requires_grad = bool(requires_grad)
         if self.grad_fn is not None:
             if not requires_grad:
@@ -389,6 +410,8 @@ class Tensor:
         return t
 
     def detach_(self):
+        """In place: cut self from the graph (a leaf that does not require grad); returns self.
+        A view cannot be detached in place (RuntimeError); use `detach()`."""
         if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn = None

@@ -86,6 +86,8 @@ def copy_(self, other, non_blocking=False):
 
 @export(function=False, method=True)
 def fill_(self, value):
+    """In place: set every element of self to `value` (a number or a 0-d tensor); returns self.
+    A tensor value carries gradient: self's gradient sums into it."""
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
@@ -96,6 +98,7 @@ def fill_(self, value):
 
 @export(function=False, method=True)
 def zero_(self):
+    """In place: set every element of self to zero; returns self."""
     return _zero.inplace(self)
 
 
@@ -164,16 +167,21 @@ def type_(self, dtype=None, non_blocking=False):
 
 @export(function=False, method=True)
 def type_as(self, other):
+    """`self.to(other.dtype)`: self in other's dtype (self itself if it already has it)."""
     return to(self, other.dtype)
 
 
 @export(function=False, method=True)
 def cpu(self, memory_format=None):
+    """`self.to("cpu")`: self itself if it is already on the CPU, else a copy there.
+    `memory_format` is accepted and has no effect."""
     return to(self, "cpu")
 
 
 @export(function=False, method=True)
 def cuda(self, device=None, non_blocking=False, memory_format=None):
+    """`self.to(device)` for a CUDA device (`"cuda"` when None; an int is a device index).
+    `non_blocking` and `memory_format` are accepted and have no effect."""
     if device is None:
         device = "cuda"
     elif isinstance(device, int):

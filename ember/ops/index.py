@@ -742,6 +742,8 @@ def index_add_(self, dim, index, source, *, alpha=1):
 
 @export(method=True)
 def index_add(input, dim, index, source, *, alpha=1):
+    """A copy of input with `alpha * source[..., i, ...]` added to `input[..., index[i], ...]`
+    along `dim`; repeated indices add up."""
     dim = _check_along("index_add_", input, dim, index, source)
     return _index_add(input, index, source, dim=dim, alpha=alpha)
 
@@ -781,6 +783,8 @@ def index_fill_(self, dim, index, value):
 
 @export(method=True)
 def index_fill(input, dim, index, value):
+    """A copy of input with `input[..., index[i], ...] = value` along `dim` (a number or a 0-d
+    tensor)."""
     writer, args, attrs = _fill_args(input, dim, index, value)
     return writer(input, *args, **attrs)
 
@@ -923,6 +927,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
 
 @export(function=False, method=True)
 def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+    """In place: `self[index[i][j]][j] = src[i][j]` (dim=0), or `value` there; returns self.
+    With `reduce='add'` or `'multiply'` it combines instead (not differentiable)."""
     writer, args, attrs = _scatter_args("scatter_", self, dim, index, src, value, reduce)
     return writer.inplace(self, *args, **attrs)
 
@@ -945,6 +951,7 @@ def scatter_add(input, dim, index, src):
 
 @export(function=False, method=True)
 def scatter_add_(self, dim, index, src):
+    """In place: add src to self at the gather positions; repeated positions add up."""
     dim = _scatter_add_args(self, dim, index, src)
     return _scatter_add.inplace(self, index, src, dim=dim)
 
@@ -1055,6 +1062,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 
 @export(function=False, method=True)
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """In place: reduce src into self at the gather positions (sum, prod, mean, amax, amin).
+    `include_self=False` leaves self's own values out of the positions written to."""
     dim = _scatter_reduce_args(self, dim, index, src, reduce)
     return _scatter_reduce.inplace(self, index, src, dim=dim, reduce=reduce,
                                    include_self=include_self)
@@ -1194,6 +1203,8 @@ def masked_scatter_(self, mask, source):
 
 @export(method=True)
 def masked_scatter(input, mask, source):
+    """A copy of input with the elements of source, in order, where mask is True.
+    input and mask broadcast together; source needs at least as many elements as mask has Trues."""
     shape = _masked_scatter_args("masked_scatter", input, mask, source)
     if shape != tuple(input.shape):
         input = input.expand(shape)
@@ -1272,6 +1283,8 @@ def put_(self, index, source, accumulate=False):
 
 @export(method=True)
 def put(input, index, source, accumulate=False):
+    """A copy of input with `flatten()[index] = source` (or `+=` with accumulate).
+    index is int64 (negative counts from the end); source has index's number of elements."""
     _put_args(input, index, source)
     return _put(input, index, source, accumulate=accumulate)
 

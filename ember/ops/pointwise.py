@@ -411,6 +411,7 @@ def round_(input, *, decimals=0):
 
 @export(name="round_", function=False, method=True)
 def round_inplace(self, *, decimals=0):
+    """In place: self becomes round(self, decimals=decimals); returns self."""
     return _round.inplace(self, decimals=decimals)
 
 
@@ -441,6 +442,7 @@ def logit(input, eps=None):
 
 @export(function=False, method=True)
 def logit_(self, eps=None):
+    """In place: self becomes logit(self, eps); returns self."""
     return _logit.inplace(self, eps=eps)
 
 
@@ -472,6 +474,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 @export(function=False, method=True)
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    """In place: self becomes nan_to_num(self, nan, posinf, neginf); returns self."""
     return _nan_to_num.inplace(self, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -539,30 +542,35 @@ def clamp(input, min=None, max=None):
 
 @export(function=False, method=True)
 def clamp_(self, min=None, max=None):
+    """In place: self becomes clamp(self, min, max); returns self."""
     _clamp_bounds(min, max)
     return _by_bounds(_clamp_scalar, _clamp, min, max).inplace(self, min, max)
 
 
 @export(method=True)
 def clamp_min(input, min):
+    """Clamp each element to at least `min` (a number or a broadcast tensor)."""
     _clamp_bounds(min, None)
     return _by_bounds(_clamp_min, _clamp_min_tensor, min)(input, min, None)
 
 
 @export(method=True)
 def clamp_max(input, max):
+    """Clamp each element to at most `max` (a number or a broadcast tensor)."""
     _clamp_bounds(None, max)
     return _by_bounds(_clamp_max, _clamp_max_tensor, max)(input, None, max)
 
 
 @export(function=False, method=True)
 def clamp_min_(self, min):
+    """In place: self becomes clamp_min(self, min); returns self."""
     _clamp_bounds(min, None)
     return _by_bounds(_clamp_min, _clamp_min_tensor, min).inplace(self, min, None)
 
 
 @export(function=False, method=True)
 def clamp_max_(self, max):
+    """In place: self becomes clamp_max(self, max); returns self."""
     _clamp_bounds(None, max)
     return _by_bounds(_clamp_max, _clamp_max_tensor, max).inplace(self, None, max)
 
@@ -845,6 +853,8 @@ def rsub(input, other, *, alpha=1):
 
 @export(function=False, method=True)
 def add_(self, other, *, alpha=1):
+    """In place: self becomes self + alpha * other; returns self.
+    The result must be castable to self's dtype and other must broadcast to self's shape."""
     _check_operands("add_", self, other, "other")
     op, attrs = _alpha_op(_add, _add_alpha, alpha)
     return op.inplace(self, other, **attrs)
@@ -852,6 +862,7 @@ def add_(self, other, *, alpha=1):
 
 @export(function=False, method=True)
 def sub_(self, other, *, alpha=1):
+    """In place: self becomes self - alpha * other; returns self (bool tensors are refused)."""
     _check_operands("sub_", self, other, "other")
     _check_sub(self, other)
     op, attrs = _alpha_op(_sub, _sub_alpha, alpha)
@@ -862,6 +873,7 @@ export(sub, name="subtract", method=True)
 export(sub_, name="subtract_", function=False, method=True)
 @export(method=True)
 def mul(input, other):
+    """input * other, broadcast, with the promoted dtype; either side may be a number."""
     _check_operands("mul", input, other, "either")
     if _is_number(other):
         return _mul_scalar(input, other)
@@ -872,6 +884,7 @@ def mul(input, other):
 
 @export(function=False, method=True)
 def mul_(self, other):
+    """In place: self becomes self * other; returns self."""
     _check_operands("mul_", self, other, "other")
     return (_mul_scalar if _is_number(other) else _mul).inplace(self, other)
 
@@ -933,6 +946,8 @@ def div(input, other, *, rounding_mode=None):
 
 @export(function=False, method=True)
 def div_(self, other, *, rounding_mode=None):
+    """In place: self becomes div(self, other, rounding_mode=rounding_mode); returns self.
+    True division of an integer self is refused: its float result cannot be cast back."""
     _check_operands("div_", self, other, "other")
     return _div_op(rounding_mode).inplace(self, other)
 
@@ -1124,6 +1139,7 @@ def pow(input, exponent):
 
 @export(function=False, method=True)
 def pow_(self, exponent):
+    """In place: self becomes self ** exponent; returns self."""
     return _pow_op(self, exponent).inplace(self, exponent)
 
 
@@ -1135,6 +1151,7 @@ def square(input):
 
 @export(function=False, method=True)
 def square_(self):
+    """In place: self becomes self ** 2; returns self."""
     return pow_(self, 2)
 
 
@@ -1154,6 +1171,8 @@ def float_power(input, exponent):
 
 @export(function=False, method=True)
 def float_power_(self, exponent):
+    """In place: self becomes float_power(self, exponent); self must be float64.
+    Unlike torch, a complex128 self is refused too (RuntimeError)."""
     if self.dtype is not dt.float64:
         raise RuntimeError(f"the base given to float_power_ has dtype "
                            f"{dt.scalar_name(self.dtype)} but the operation's result requires "
@@ -1295,6 +1314,7 @@ def heaviside(input, values):
 
 @export(function=False, method=True)
 def heaviside_(self, values):
+    """In place: self becomes heaviside(self, values); returns self."""
     _check_heaviside(self, values)
     return _heaviside.inplace(self, values)
 
@@ -1344,6 +1364,7 @@ def lerp(input, end, weight):
 
 @export(function=False, method=True)
 def lerp_(self, end, weight):
+    """In place: self becomes self + weight * (end - self); returns self."""
     _check_lerp(self, end, weight)
     return (_lerp_tensor if isinstance(weight, Tensor) else _lerp).inplace(self, end, weight)
 
@@ -1396,12 +1417,14 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 
 @export(function=False, method=True)
 def addcmul_(self, tensor1, tensor2, *, value=1):
+    """In place: self becomes self + value * tensor1 * tensor2; returns self."""
     _check_addc("addcmul_", (self, tensor1, tensor2))
     return _addcmul.inplace(self, tensor1, tensor2, value=value)
 
 
 @export(function=False, method=True)
 def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """In place: self becomes self + value * tensor1 / tensor2; returns self."""
     _check_addc("addcdiv_", (self, tensor1, tensor2))
     return _addcdiv.inplace(self, tensor1, tensor2, value=value)
 
@@ -1511,6 +1534,8 @@ _isclose = defop("isclose", "none", _quiet(_isclose_kernel), differentiable=Fals
 
 @export(method=True)
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """Elementwise `|input - other| <= atol + rtol * |other|` (or exactly equal), as a bool tensor.
+    `other` must be a tensor of input's dtype; with `equal_nan`, nan matches nan."""
     _check_operands("isclose", input, other, "none")
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{dt.scalar_name(input.dtype)} did not match "

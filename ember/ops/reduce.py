@@ -1151,6 +1151,7 @@ _count_nonzero = defop("count_nonzero", "none", lambda xp, a, *, dims: xp.sum(
 
 @export(method=True)
 def count_nonzero(input, dim=None):
+    """The number of nonzero elements, as int64: over `dim` (an int or a tuple), or all of them."""
     return _count_nonzero(input, dims=_reduce_dims(dim, input.ndim))
 
 

@@ -254,11 +254,13 @@ def reshape(input, *shape):
 
 @export(function=False, method=True)
 def view_as(self, other):
+    """`self.view(other.shape)`: same memory in other's shape (raises where `view` would)."""
     return view(self, other.shape)
 
 
 @export(function=False, method=True)
 def reshape_as(self, other):
+    """`self.reshape(other.shape)`: a view where the strides allow it, else a copy."""
     return reshape(self, other.shape)
 
 
@@ -276,6 +278,7 @@ _transpose = defop("transpose", "none", lambda xp, a, *, dim0, dim1: xp.swapaxes
 
 @export(method=True)
 def transpose(input, dim0, dim1):
+    """Swap dims `dim0` and `dim1` (negative dims count from the end): a view."""
     n = input.ndim
     return _transpose(input, dim0=wrap_dim(dim0, n), dim1=wrap_dim(dim1, n))
 
@@ -320,6 +323,8 @@ def _inverse(dims):
 
 @export(method=True)
 def permute(input, *dims):
+    """Reorder the dims so that result dim i is input dim `dims[i]`: a view.
+    `dims` is given as separate ints or one sequence and must name every dim once."""
     dims = parse_size(dims, "dims")
     if len(dims) != input.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
@@ -459,11 +464,13 @@ def expand(self, *size, implicit=False):
 
 @export(function=False, method=True)
 def expand_as(self, other):
+    """`self.expand(other.shape)`: a broadcast view in other's shape."""
     return expand(self, other.shape)
 
 
 @export(method=True)
 def broadcast_to(input, size):
+    """Broadcast `input` to `size` without copying (-1 keeps a dim), as `expand` does."""
     return expand(input, size)
 
 
@@ -523,6 +530,7 @@ _unsqueeze = defop("unsqueeze", "none", _unsqueeze_kernel,
 
 @export(method=True)
 def unsqueeze(input, dim):
+    """Insert a size-1 dim at position `dim` (in -input.dim()-1 .. input.dim()): a view."""
     return _unsqueeze(input, dim=wrap_dim(dim, input.ndim + 1))
 
 
@@ -1083,11 +1091,15 @@ def _scatter_into(input, src, view):
 
 @export(method=True)
 def select_scatter(input, src, dim, index):
+    """A copy of `input` with `src` written into `input.select(dim, index)`.
+    `src` must have that slice's shape (input's without `dim`). Gradients flow to both."""
     return _scatter_into(input, src, lambda t: select(t, dim, index))
 
 
 @export(method=True)
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+    """A copy of `input` with `src` written into the slice `start:end:step` of dim `dim`.
+    `src` must have that slice's shape; `step` must be positive."""
     dim = wrap_dim(dim, input.ndim)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
@@ -1098,6 +1110,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
 
 @export(method=True)
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """A copy of `input` with `src` written onto `input.diagonal(offset, dim1, dim2)`.
+    `src` must have that diagonal's shape (input's without dim1 and dim2, plus its length last)."""
     return _scatter_into(input, src, lambda t: diagonal(t, offset, dim1, dim2))
 
 
@@ -1156,6 +1170,7 @@ def cat(tensors, dim=0):
 
 @export
 def concat(tensors, dim=0):
+    """Another name for `cat`: join tensors along an existing dim."""
     return cat(tensors, dim)
 
 
@@ -1348,6 +1363,7 @@ def flip(input, *args, dims=None):
 
 @export(method=True)
 def fliplr(input):
+    """Reverse the order along dim 1 (left/right) of a tensor of at least 2 dims: a copy."""
     if input.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return _flip(input, dims=(1,))
@@ -1355,6 +1371,7 @@ def fliplr(input):
 
 @export(method=True)
 def flipud(input):
+    """Reverse the order along dim 0 (up/down) of a tensor of at least 1 dim: a copy."""
     if input.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return _flip(input, dims=(0,))
@@ -1406,7 +1423,7 @@ def rot90(input, k=1, dims=(0, 1)):
     return input.clone()
 
 
-def _triangle(name, kernel):
+def _triangle(name, kernel, side):
     """tril / triu: keep one triangle of the last two dims (a copy), zero the rest."""
     triangle = defop(name, "none",
                      lambda xp, a, *, diagonal: _c_order(kernel(xp)(a, diagonal)),
@@ -1426,13 +1443,16 @@ def _triangle(name, kernel):
         return triangle.inplace(self, diagonal=operator.index(diagonal))
 
     fn.__name__, fn_.__name__ = name, name + "_"
+    fn.__doc__ = (f"Keep the elements on and {side} diagonal `diagonal` of the last two dims "
+                  "(0: the main one, > 0 above it, < 0 below it), zero the rest: a copy.")
+    fn_.__doc__ = f"In-place version of `{name}`."
     export(fn, method=True)
     export(fn_, function=False, method=True)
     return fn
 
 
-tril = _triangle("tril", lambda xp: xp.tril)
-triu = _triangle("triu", lambda xp: xp.triu)
+tril = _triangle("tril", lambda xp: xp.tril, "below")
+triu = _triangle("triu", lambda xp: xp.triu, "above")
 
 
 def _diag_embed_kernel(xp, a, *, offset, dim1, dim2):
@@ -1535,6 +1555,7 @@ def _become(self, view):
 
 @export(function=False, method=True)
 def transpose_(self, dim0, dim1):
+    """In place: self becomes its transpose of `dim0` and `dim1` (same memory, new strides)."""
     return _become(self, transpose(self, dim0, dim1))
 
 
@@ -1549,21 +1570,25 @@ def swapaxes_(self, axis0, axis1):
 
 @export(function=False, method=True)
 def t_(self):
+    """In place: self (at most 2 dims) becomes its transpose."""
     return _become(self, t(self))
 
 
 @export(function=False, method=True)
 def squeeze_(self, dim=None):
+    """In place: drop size-1 dims from self (all of them, or those among `dim`)."""
     return _become(self, squeeze(self, dim))
 
 
 @export(function=False, method=True)
 def unsqueeze_(self, dim):
+    """In place: insert a size-1 dim into self at position `dim`."""
     return _become(self, unsqueeze(self, dim))
 
 
 @export(function=False, method=True)
 def as_strided_(self, size, stride, storage_offset=None):
+    """In place: self takes the sizes, strides and storage offset given, over the same storage."""
     return _become(self, as_strided(self, size, stride, storage_offset))
 
 
