@@ -89,6 +89,7 @@ class FunctionCtx:
         self._saved_for_forward = tensors
 
     def mark_shared_storage(self, *pairs):
+        """Deprecated: raises RuntimeError, as torch does (shared storages are tracked anyway)."""
         raise RuntimeError("ctx.mark_shared_storage is deprecated. Tensors with shared storages "
                            "are automatically tracked.")
 
@@ -218,6 +219,11 @@ class Function:
 
     @staticmethod
     def forward(*args, **kwargs):
+        """The computation on ember Tensors, which `apply` runs with grad mode off; override it.
+
+        Either `forward(ctx, *args)`, which fills `ctx` itself, or `forward(*args)` together with a
+        `setup_context(ctx, inputs, output)` that does. Non-tensor arguments are passed through.
+        """
         raise NotImplementedError("You must implement the forward function for custom "
                                   "autograd.Function.")
 
@@ -225,6 +231,13 @@ class Function:
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """The reverse-mode rule (`vjp` is the same method): given one gradient per output of
+        `forward`, return one gradient per input of `forward` (None for non-tensor inputs or inputs
+        that need none). `ctx.needs_input_grad` says which are wanted.
+
+        It runs with grad mode off, or on under `create_graph=True`, so that what it computes with
+        ember ops can be differentiated again.
+        """
         raise NotImplementedError("You must implement either the backward or vjp method for "
                                   "your custom autograd.Function to use it with backward mode "
                                   "AD.")

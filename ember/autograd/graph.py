@@ -58,6 +58,7 @@ class Node:
             _anomaly.remember_forward(self)
 
     def name(self):
+        """The node's name, torch's for the same node (e.g. "MulBackward0")."""
         return self.op.node_name
 
     def __repr__(self):
@@ -226,6 +227,10 @@ def edge_of(t):
 
 
 def save_tensor(t):
+    """What a node keeps of tensor `t` for backward: (t, its version now), so that `unpack_saved`
+    can tell whether `t` was modified in place since; inside `saved_tensors_hooks`, the packed
+    value instead.
+    """
     if _saved_hooks:
         return _pack(t)
     return (t, t._vc.value)
@@ -256,6 +261,12 @@ def resave_outputs(node, outputs):
 
 
 def unpack_saved(value, node):
+    """The tensor (or Python scalar) that `node` saved as `value`, given back for its rule.
+
+    Raises torch's "modified by an inplace operation" RuntimeError if the tensor's version moved
+    since it was saved. A saved floating output comes back with its history (`node` as its
+    grad_fn); a value packed by a saved-tensor hook is unpacked by that hook.
+    """
     if type(value) is not tuple:
         if type(value) is _Packed:
             return value.unpack(value.packed)
@@ -573,6 +584,10 @@ ViewReplay.__name__ = ViewReplay.__qualname__ = "AsStridedBackward0"
 
 
 def register_tensor_hook(t, hook):
+    """Register `hook(grad)` to run on the gradient computed for `t` (`Tensor.register_hook`); a
+    non-leaf's hooks live on its grad_fn, per output. Returns a handle whose `remove()` undoes
+    it.
+    """
     if t.grad_fn is None:
         if t._hooks is None:
             t._hooks = {}

@@ -290,6 +290,11 @@ def _require_ndim(arg, t, ndim):
 
 @export(method=True)
 def mm(input, mat2):
+    """Matrix product of (n, m) `input` and (m, p) `mat2`, giving (n, p).
+
+    No broadcasting and no other ranks (use `matmul` for those); the two dtypes must match, and
+    bool is refused. Either operand may be a sparse COO matrix.
+    """
     _expect_tensors("mm", input=input, mat2=mat2)
     if input.is_sparse or mat2.is_sparse:
         return _sparse_mm(input, mat2)
@@ -348,6 +353,10 @@ def _check_mv(mat, vec, input=None):
 
 @export(method=True)
 def mv(input, vec):
+    """Product of the (n, m) matrix `input` and the length-m vector `vec`, giving a length-n vector.
+
+    The dtypes must match; bool is refused.
+    """
     _expect_tensors("mv", input=input, vec=vec)
     input, vec = autocast_args("mv", input, vec)
     _check_mv(input, vec)
@@ -510,6 +519,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 @export(function=False, method=True)
 def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """In-place `addmm`: self = beta * self + alpha * (mat1 @ mat2); returns self, which must have
+    the product's shape (as in every `add*_` here).
+    """
     _check_addmm(self, mat1, mat2)
     beta, alpha = _factors(self, beta, alpha)
     return _addmm.inplace(self, mat1, mat2, beta=beta, alpha=alpha)
@@ -533,6 +545,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 
 @export(function=False, method=True)
 def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    """In-place `addmv`: self = beta * self + alpha * (mat @ vec); returns self."""
     _check_addmv(self, mat, vec)
     beta, alpha = _factors(self, beta, alpha)
     return _addmv.inplace(self, mat, vec, beta=beta, alpha=alpha)
@@ -559,6 +572,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
 
 @export(function=False, method=True)
 def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """In-place `addr`: self = beta * self + alpha * outer(vec1, vec2); returns self."""
     _check_addr(self, vec1, vec2)
     beta, alpha = _factors(self, beta, alpha)
     return _addr.inplace(self, vec1, vec2, beta=beta, alpha=alpha)
@@ -585,6 +599,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 @export(function=False, method=True)
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """In-place `baddbmm`: self = beta * self + alpha * (batch1 @ batch2), batch by batch; returns
+    self.
+    """
     _check_batched(self, batch1, batch2, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(self, beta, alpha)
     return _baddbmm.inplace(self, batch1, batch2, beta=beta, alpha=alpha)
@@ -602,6 +619,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 @export(function=False, method=True)
 def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """In-place `addbmm`: self = beta * self + alpha * sum_i batch1[i] @ batch2[i]; returns self."""
     _check_batched(self, batch1, batch2, (batch1.shape[1], batch2.shape[2]))
     beta, alpha = _factors(self, beta, alpha)
     return _addbmm.inplace(self, batch1, batch2, beta=beta, alpha=alpha)
@@ -1460,6 +1478,10 @@ def inv(A):
 
 @export(method=True)
 def inverse(input):
+    """The inverse of each (batched) square matrix: `linalg.inv` under torch's older name.
+
+    Raises LinAlgError for a singular matrix.
+    """
     return inv(input)
 
 
@@ -1483,6 +1505,9 @@ def slogdet(A):
 
 @export(name="slogdet", method=True)
 def _legacy_slogdet(input):
+    """torch.slogdet: (sign, logabsdet) of each (batched) square matrix, as `linalg.slogdet`
+    computes them, in torch's older result type (fields `sign` and `logabsdet`).
+    """
     return slogdet_result(*slogdet(input))
 
 
@@ -1552,6 +1577,11 @@ def cholesky(A, *, upper=False):
 
 @export(name="cholesky", method=True)
 def _legacy_cholesky(input, upper=False):
+    """torch.cholesky (deprecated; warns): `linalg.cholesky` with `upper` a positional argument.
+
+    Returns the lower factor L with A = L L^T, or U = L^T when `upper`. Complex matrices are
+    not supported yet (NotImplementedError).
+    """
     warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
          "a future PyTorch release.")
     return cholesky(input, upper=upper)
@@ -1569,6 +1599,10 @@ def qr(A, mode="reduced"):
 
 @export(name="qr", method=True)
 def _legacy_qr(input, some=True):
+    """torch.qr: (Q, R) with A = QR, the reduced factors when `some` (the default), the complete
+    ones otherwise; `linalg.qr` with torch's older `some` flag. Unlike torch, it does not warn
+    that it is deprecated.
+    """
     return qr_result(*qr(input, "reduced" if some else "complete"))
 
 
@@ -1649,6 +1683,9 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False):
 
 @export(method=True)
 def pinverse(input, rcond=1e-15):
+    """Moore-Penrose pseudo-inverse: `linalg.pinv` with relative tolerance `rcond` (singular values
+    below rcond times the largest count as zero).
+    """
     return pinv(input, rtol=rcond)
 
 

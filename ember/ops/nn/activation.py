@@ -865,6 +865,9 @@ def threshold(input, threshold, value, inplace=False):
 
 
 def threshold_(input, threshold, value):
+    """In-place `threshold`: replace, in `input` itself, each element not above `threshold` with
+    `value`; returns `input`.
+    """
     return _threshold.inplace(input, threshold=threshold, value=value)
 
 
@@ -875,6 +878,7 @@ def relu(input, inplace=False):
 
 @export(method=True)  # torch.relu_ is a function too (pointwise.py gives only the method)
 def relu_(input):
+    """In-place `relu`: clamp the negative elements of `input` to 0; returns `input`."""
     return _relu.inplace(input)
 
 
@@ -886,6 +890,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    """In-place `hardtanh`: clip `input` itself to [min_val, max_val]; returns `input`."""
     return hardtanh(input, min_val, max_val, inplace=True)
 
 
@@ -900,6 +905,7 @@ def elu(input, alpha=1.0, inplace=False):
 
 
 def elu_(input, alpha=1.0):
+    """In-place `elu`: overwrite `input` with elu(input, alpha); returns `input`."""
     return elu(input, alpha, inplace=True)
 
 
@@ -909,6 +915,7 @@ def selu(input, inplace=False):
 
 
 def selu_(input):
+    """In-place `selu`: overwrite `input` with selu(input); returns `input`."""
     return selu(input, inplace=True)
 
 
@@ -920,6 +927,7 @@ def celu(input, alpha=1.0, inplace=False):
 
 
 def celu_(input, alpha=1.0):
+    """In-place `celu`: overwrite `input` with celu(input, alpha); returns `input`."""
     return celu(input, alpha, inplace=True)
 
 
@@ -929,6 +937,9 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 
 def leaky_relu_(input, negative_slope=0.01):
+    """In-place `leaky_relu`: scale the non-positive elements of `input` by `negative_slope`;
+    returns `input`.
+    """
     return leaky_relu(input, negative_slope, inplace=True)
 
 
@@ -982,6 +993,11 @@ def _rrelu_noise(input, lower, upper, generator):
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """In-place `rrelu`: overwrite `input` with rrelu(input, lower, upper, training); returns
+    `input`.
+
+    `generator`, if given, draws the training-mode slopes.
+    """
     return _rrelu(input, lower, upper, training, True, generator)
 
 
@@ -1031,10 +1047,12 @@ def softsign(input):
 
 
 def tanh(input):
+    """tanh(x), elementwise (the same as `torch.tanh`)."""
     return input.tanh()
 
 
 def sigmoid(input):
+    """1 / (1 + exp(-x)), elementwise (the same as `torch.sigmoid`)."""
     return input.sigmoid()
 
 
@@ -1069,41 +1087,62 @@ def glu(input, dim=-1):
 
 @export(name="selu")
 def _torch_selu(input):
+    """selu(x) = scale * elu(x, alpha) with the self-normalising constants (alpha ~ 1.6733,
+    scale ~ 1.0507). Unlike `F.selu`, takes no `inplace` argument.
+    """
     return selu(input)
 
 
 @export(name="selu_")
 def _torch_selu_(input):
+    """In-place `selu`: overwrite `input` with selu(input); returns `input`."""
     return selu(input, inplace=True)
 
 
 @export(name="celu")
 def _torch_celu(input, alpha=1.0):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha = 0 is refused. Unlike `F.celu`,
+    takes no `inplace` argument.
+    """
     return celu(input, alpha)
 
 
 @export(name="celu_")
 def _torch_celu_(input, alpha=1.0):
+    """In-place `celu`: overwrite `input` with celu(input, alpha); returns `input`."""
     return celu(input, alpha, inplace=True)
 
 
 @export(name="threshold")
 def _torch_threshold(input, threshold, value):
+    """x where x > threshold, else `value`. Unlike `F.threshold`, takes no `inplace` argument."""
     return _threshold(input, threshold=threshold, value=value)
 
 
 @export(name="threshold_")
 def _torch_threshold_(input, threshold, value):
+    """In-place `threshold`: replace, in `input` itself, each element not above `threshold` with
+    `value`; returns `input`.
+    """
     return _threshold.inplace(input, threshold=threshold, value=value)
 
 
 @export(name="rrelu")
 def _torch_rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """Randomized leaky ReLU: x for x > 0, else slope * x.
+
+    In training each non-positive element gets its own slope drawn from U(lower, upper) (from
+    `generator` if given, in torch's order, so seeded runs match torch); otherwise the slope is
+    (lower + upper) / 2.
+    """
     return _rrelu(input, lower, upper, training, False, generator)
 
 
 @export(name="rrelu_")
 def _torch_rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    """In-place `rrelu`: overwrite `input` with rrelu(input, lower, upper, training, generator);
+    returns `input`.
+    """
     return _rrelu(input, lower, upper, training, True, generator)
 
 

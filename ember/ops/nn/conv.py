@@ -417,16 +417,36 @@ def _convnd(n, name, input, weight, bias, stride, padding, dilation, groups):
 
 @export
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-d cross-correlation of (N, C_in, L) or (C_in, L) `input` with (C_out, C_in / groups, k)
+    `weight`, plus `bias` (C_out,) if given.
+
+    `padding` is an int (zeros on both ends), 'valid' (none) or 'same' (output length L; only
+    with stride 1; an odd total pads one more on the right). `groups` splits the channels into
+    that many independent convolutions. Output length floor((L + 2 padding - dilation (k - 1) -
+    1) / stride) + 1.
+    """
     return _convnd(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
 
 
 @export
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-d cross-correlation of (N, C_in, H, W) or (C_in, H, W) `input` with (C_out, C_in / groups,
+    kH, kW) `weight`, plus `bias` (C_out,) if given.
+
+    `stride`, `padding` and `dilation` are ints or pairs (height, width); `padding` may also be
+    'valid' or 'same', as in `conv1d`.
+    """
     return _convnd(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
 
 
 @export
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d cross-correlation of (N, C_in, D, H, W) or (C_in, D, H, W) `input` with (C_out,
+    C_in / groups, kD, kH, kW) `weight`, plus `bias` (C_out,) if given.
+
+    `stride`, `padding` and `dilation` are ints or triples; `padding` may also be 'valid' or
+    'same', as in `conv1d`.
+    """
     return _convnd(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -465,6 +485,15 @@ def _conv_transposend(n, name, input, weight, bias, stride, padding, output_padd
 @export
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
+    """Transposed 1-d convolution (the gradient of `conv1d` with respect to its input) of
+    (N, C_in, L) or (C_in, L) `input` with (C_in, C_out / groups, k) `weight`, plus `bias`
+    (C_out,).
+
+    Output length (L - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1;
+    `output_padding` (smaller than stride or dilation) picks among the input lengths a strided
+    convolution maps to L. `padding` must be an int or a tuple: 'same' and 'valid' are refused
+    (with RuntimeError; torch raises TypeError).
+    """
     return _conv_transposend(1, "conv_transpose1d", input, weight, bias, stride, padding,
                              output_padding, groups, dilation)
 
@@ -472,6 +501,10 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 @export
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
+    """Transposed 2-d convolution of (N, C_in, H, W) or (C_in, H, W) `input` with (C_in,
+    C_out / groups, kH, kW) `weight`, plus `bias` (C_out,); arguments as in `conv_transpose1d`,
+    each an int or a pair.
+    """
     return _conv_transposend(2, "conv_transpose2d", input, weight, bias, stride, padding,
                              output_padding, groups, dilation)
 
@@ -479,6 +512,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 @export
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
+    """Transposed 3-d convolution of (N, C_in, D, H, W) or (C_in, D, H, W) `input` with (C_in,
+    C_out / groups, kD, kH, kW) `weight`, plus `bias` (C_out,); arguments as in
+    `conv_transpose1d`, each an int or a triple.
+    """
     return _conv_transposend(3, "conv_transpose3d", input, weight, bias, stride, padding,
                              output_padding, groups, dilation)
 

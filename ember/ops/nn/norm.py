@@ -746,29 +746,44 @@ def cross_map_lrn2d(input, size, alpha=1e-4, beta=0.75, k=1.0):
 @export(name="layer_norm")
 def _torch_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5,
                       cudnn_enable=True):
+    """torch.layer_norm: `F.layer_norm` (standardize over the last dims of shape
+    `normalized_shape`, then weight and bias). `cudnn_enable` is accepted and has no effect.
+    """
     return layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 @export(name="group_norm")
 def _torch_group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """torch.group_norm: `F.group_norm` (standardize each of `num_groups` channel groups of each
+    sample). `cudnn_enabled` is accepted and has no effect.
+    """
     return group_norm(input, num_groups, weight, bias, eps)
 
 
 @export(name="batch_norm")
 def _torch_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                       cudnn_enabled):
+    """torch.batch_norm: `F.batch_norm` with torch's native argument order (weight and bias before
+    the running statistics) and every argument required; `cudnn_enabled` has no effect.
+    """
     return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 @export(name="instance_norm")
 def _torch_instance_norm(input, weight, bias, running_mean, running_var, use_input_stats,
                          momentum, eps, cudnn_enabled):
+    """torch.instance_norm: `F.instance_norm` with torch's native argument order (weight and bias
+    before the running statistics) and every argument required; `cudnn_enabled` has no effect.
+    """
     return instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
                          momentum, eps)
 
 
 @export(name="rms_norm")
 def _torch_rms_norm(input, normalized_shape, weight=None, eps=None):
+    """torch.rms_norm: x / sqrt(mean(x^2) + eps) over the last dims (of shape `normalized_shape`),
+    times `weight`; eps=None means the machine epsilon of the input's dtype.
+    """
     return rms_norm(input, normalized_shape, weight, eps)
 
 

@@ -150,6 +150,11 @@ def _gather_pad(input, pairs, mode):
 
 @export(name="constant_pad_nd")
 def constant_pad_nd(input, pad, value=0):
+    """Pad the last len(pad) // 2 dims of `input` with `value`; negative amounts crop.
+
+    `pad` lists (before, after) amounts from the last dim backwards: (left, right, top, bottom,
+    ...). The same as `F.pad(input, pad, "constant", value)`.
+    """
     pairs = _pairs(pad, input.ndim)
     _check_sizes(input, pairs)
     return _constant_pad(input, pad=pairs, value=value)

@@ -355,16 +355,31 @@ def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode,
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
+    """Max pooling over the last dim of (N, C, L) or (C, L), returning (values, indices).
+
+    indices are positions within each length-L row. `return_indices` is accepted for torch's
+    signature and ignored: both are always returned.
+    """
     return _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
+    """Max pooling over the last two dims of (N, C, H, W) or (C, H, W), returning (values, indices).
+
+    indices are flat positions within each H x W plane (row-major). `return_indices` is accepted
+    for torch's signature and ignored: both are always returned.
+    """
     return _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
+    """Max pooling over the last three dims of (N, C, D, H, W) or (C, D, H, W): (values, indices).
+
+    indices are flat positions within each D x H x W volume (row-major). `return_indices` is
+    accepted for torch's signature and ignored: both are always returned.
+    """
     return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
@@ -478,6 +493,13 @@ def _tiled_pick(g, inputs, shapes, kernel):
 @export
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """Maximum of every window of `kernel_size` along the last dim of (N, C, L) or (C, L).
+
+    `stride` defaults to `kernel_size`; `padding` (at most half the effective kernel) pads with
+    -inf; `dilation` spaces the taps; `ceil_mode` rounds the output length up. With
+    `return_indices`, also returns each maximum's position in its row (a NaN counts as the
+    maximum, as in torch). bool and complex inputs are refused.
+    """
     result = _max_poolnd(1, input, kernel_size, stride, padding, dilation, ceil_mode,
                          return_indices)
     return result if return_indices else result[0]
@@ -486,6 +508,12 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 @export
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """Maximum of every `kernel_size` window over the last two dims of (N, C, H, W) or (C, H, W).
+
+    Arguments as in `max_pool1d`, each an int or a pair (height, width). With `return_indices`,
+    also returns each maximum's flat position within its H x W plane, the form `max_unpool2d`
+    takes.
+    """
     result = _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode,
                          return_indices)
     return result if return_indices else result[0]
@@ -494,6 +522,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 @export
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
+    """Maximum of every `kernel_size` window over the last three dims of (N, C, D, H, W) or
+    (C, D, H, W).
+
+    Arguments as in `max_pool1d`, each an int or a triple. With `return_indices`, also returns
+    each maximum's flat position within its D x H x W volume.
+    """
     result = _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode,
                          return_indices)
     return result if return_indices else result[0]
@@ -548,18 +582,34 @@ def _avg_poolnd(n, input, kernel_size, stride, padding, ceil_mode, count_include
 @export
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True):
+    """Mean of every window of `kernel_size` along the last dim of (N, C, L) or (C, L).
+
+    `stride` defaults to `kernel_size`; `padding` adds zeros at both ends, counted in the divisor
+    when `count_include_pad` (windows that `ceil_mode` lets run past the padding are divided by
+    their clipped size). Floating dtypes and int64 are accepted; int64 divides with truncation.
+    """
     return _avg_poolnd(1, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        None)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    """Mean of every `kernel_size` window over the last two dims of (N, C, H, W) or (C, H, W).
+
+    Arguments as in `avg_pool1d`, each an int or a pair; `divisor_override`, if given, replaces
+    every window's divisor.
+    """
     return _avg_poolnd(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
+    """Mean of every `kernel_size` window over the last three dims of (N, C, D, H, W) or
+    (C, D, H, W).
+
+    Arguments as in `avg_pool2d`, each an int or a triple.
+    """
     return _avg_poolnd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)
 
@@ -604,28 +654,52 @@ def _adaptive_max(n, input, output_size):
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """Adaptive max pooling over the last dim, returning (values, indices); see
+    `adaptive_max_pool1d`. `return_indices` is accepted and ignored.
+    """
     return _adaptive_max(1, input, output_size)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """Adaptive max pooling over the last two dims, returning (values, indices); see
+    `adaptive_max_pool2d`. `return_indices` is accepted and ignored.
+    """
     return _adaptive_max(2, input, output_size)
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """Adaptive max pooling over the last three dims, returning (values, indices); see
+    `adaptive_max_pool3d`. `return_indices` is accepted and ignored.
+    """
     return _adaptive_max(3, input, output_size)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, L) or (C, L) to length `output_size`, whatever L is.
+
+    Output position i takes the maximum over [floor(i * L / out), ceil((i + 1) * L / out)), so
+    windows may overlap and differ in length by one. With `return_indices`, also returns each
+    maximum's position in its row. Floating inputs only.
+    """
     result = _adaptive_max(1, input, output_size)
     return result if return_indices else result[0]
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, H, W) or (C, H, W) to spatial size `output_size` (an int or a pair).
+
+    Windows per dim as in `adaptive_max_pool1d`; a None entry keeps that input size. With
+    `return_indices`, also returns flat positions within each H x W plane.
+    """
     result = _adaptive_max(2, input, output_size)
     return result if return_indices else result[0]
 
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) to spatial size `output_size` (an int or a
+    triple; None keeps that size). With `return_indices`, also returns flat positions within
+    each D x H x W volume.
+    """
     result = _adaptive_max(3, input, output_size)
     return result if return_indices else result[0]
 
@@ -662,6 +736,11 @@ def _adaptive_avg(n, input, output_size):
 
 @export
 def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of (N, C, L) or (C, L) to length `output_size`, whatever L is.
+
+    Output position i averages [floor(i * L / out), ceil((i + 1) * L / out)). Floating inputs
+    only.
+    """
     if isinstance(output_size, (list, tuple)) and len(output_size) != 1:
         raise RuntimeError(f"adaptive_avg_pool1d() argument 'output_size' should contain one "
                            f"int (got {len(output_size)})")
@@ -669,10 +748,16 @@ def adaptive_avg_pool1d(input, output_size):
 
 
 def adaptive_avg_pool2d(input, output_size):
+    """Average pooling of (N, C, H, W) or (C, H, W) to spatial size `output_size` (an int or a
+    pair; a None entry keeps that input size). Windows per dim as in `adaptive_avg_pool1d`.
+    """
     return _adaptive_avg(2, input, output_size)
 
 
 def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) to spatial size `output_size` (an int or
+    a triple; None keeps that size). Windows per dim as in `adaptive_avg_pool1d`.
+    """
     return _adaptive_avg(3, input, output_size)
 
 
@@ -690,14 +775,26 @@ def _lp_poolnd(n, input, norm_type, kernel_size, stride, ceil_mode):
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling along the last dim: (sum of x^p over each window)^(1/p), p =
+    `norm_type`.
+
+    `stride` defaults to `kernel_size`; there is no padding. p = 1 gives window sums; for large
+    even p it approaches a max pool of |x|.
+    """
     return _lp_poolnd(1, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over the last two dims: (sum of x^p over each window)^(1/p); arguments
+    as in `lp_pool1d`, `kernel_size` and `stride` ints or pairs.
+    """
     return _lp_poolnd(2, input, norm_type, kernel_size, stride, ceil_mode)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """Power-average pooling over the last three dims: (sum of x^p over each window)^(1/p);
+    arguments as in `lp_pool1d`, `kernel_size` and `stride` ints or triples.
+    """
     return _lp_poolnd(3, input, norm_type, kernel_size, stride, ceil_mode)
 
 
@@ -756,14 +853,28 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of `max_pool1d`: zeros with each value of `input` put back at its index.
+
+    `indices` are the int64 positions `max_pool1d(..., return_indices=True)` returned, same shape
+    as `input`. The output length is (L - 1) * stride + kernel_size - 2 * padding unless
+    `output_size` asks for one within a stride of it.
+    """
     return _max_unpoolnd(1, input, indices, kernel_size, stride, padding, output_size)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of `max_pool2d`: zeros with each value of `input` put back at its flat index.
+
+    Arguments as in `max_unpool1d`; `output_size` may give (H, W) or the full (N, C, H, W).
+    """
     return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Partial inverse of `max_pool3d`: zeros with each value of `input` put back at its flat index.
+
+    Arguments as in `max_unpool1d`; `output_size` may give (D, H, W) or the full shape.
+    """
     return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)
 
 

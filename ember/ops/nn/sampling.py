@@ -456,18 +456,23 @@ def _separable_resample(input, sizes, scales, mode, align_corners, antialias=Fal
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated (warns): `interpolate(input, size, scale_factor, mode, align_corners)`."""
     warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` "
                   "instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated (warns): `interpolate(input, size, scale_factor, mode="nearest")`."""
     warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated (warns): `interpolate(input, size, scale_factor, mode="bilinear",
+    align_corners=True)`; note the corner-aligned sampling, unlike `interpolate`'s default.
+    """
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use "
                   "`nn.functional.interpolate` instead.", stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
