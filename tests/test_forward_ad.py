@@ -152,14 +152,18 @@ def _jvp_case(spec, i):
     return pytest.param(spec, i, id=name, marks=marks)
 
 
-JVP_CASES = [_jvp_case(spec, i) for spec in SPECS if spec.grad for i in range(len(spec.cases))]
+def _has_tangent_input(spec, case):
+    return any(_floating(a) and a.size for a in spec.inputs(case))
+
+
+# rows without a non-empty floating input have no tangent to push: not cases of this test
+JVP_CASES = [_jvp_case(spec, i) for spec in SPECS if spec.grad for i in range(len(spec.cases))
+             if _has_tangent_input(spec, i)]
 
 
 @pytest.mark.parametrize("spec,case", JVP_CASES)
 def test_jvp_against_torch(spec, case):
     inputs = spec.inputs(case)
-    if not any(_floating(a) and a.size for a in inputs):
-        pytest.skip("no floating input to give a tangent")
     rng = np.random.default_rng(case)
     tangents = [random_like(rng, a) if _floating(a) else None for a in inputs]
     before = dict(forward_ad.FALLBACKS)
