@@ -25,7 +25,10 @@ $(STAMP): pyproject.toml | $(PY)
 
 # The tests run in a random order (pytest-randomly), a new one each time: the seed is printed,
 # and `make test SEED=<seed>` repeats an order. `make test JOBS=` runs them in one process.
-SEED ?= $(shell $(PYTHON) -c "import random; print(random.randrange(10**6))")
+# (`:=`, so the seed is drawn once: a recursive `?=` would draw a new one at each use)
+ifndef SEED
+SEED := $(shell $(PYTHON) -c "import random; print(random.randrange(10**6))")
+endif
 JOBS ?= -n 2
 
 test: $(STAMP)
