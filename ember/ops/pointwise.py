@@ -1693,9 +1693,17 @@ for _name in ("gcd_", "lcm_", "ldexp_"):  # torch has these in-place ones as fun
 
 for _op in (_tanh_backward, _sigmoid_backward, _threshold_backward):  # fused: one shape only
     _op.batch(batch_rules.same_shape)
-for _op in list(REGISTRY.values())[_FIRST_OP:]:
-    if _op.jvp_rule is None and _op.rule is not None:
-        _op.jvp(ELEMENTWISE)
-    if _op.batch_rule is None:
-        _op.batch(batch_rules.pointwise)
 del _op
+
+
+def _elementwise_rules(ops):
+    """Give each elementwise op without rules of its own the forward-mode rule ELEMENTWISE and
+    the batching rule batch_rules.pointwise (special.py does the same for its ops)."""
+    for op in ops:
+        if op.jvp_rule is None and op.rule is not None:
+            op.jvp(ELEMENTWISE)
+        if op.batch_rule is None:
+            op.batch(batch_rules.pointwise)
+
+
+_elementwise_rules(list(REGISTRY.values())[_FIRST_OP:])

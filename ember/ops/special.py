@@ -26,10 +26,17 @@ import numpy as np
 
 from .. import _dtype as dt
 from .._creation import arange
-from .._functorch import batch_rules
 from . import _special_math as sm
-from ._op import ELEMENTWISE, REGISTRY, defop, export
-from .pointwise import _check_operands, _FunctionAndMethod, _keep, _refuse, _unary, where
+from ._op import REGISTRY, defop, export
+from .pointwise import (
+    _check_operands,
+    _elementwise_rules,
+    _FunctionAndMethod,
+    _keep,
+    _refuse,
+    _unary,
+    where,
+)
 
 _FIRST_OP = len(REGISTRY)  # the ops this module declares come after (see the end of the file)
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -437,9 +444,4 @@ POLYNOMIALS = {name: _polynomial(name, fn) for name, fn in _POLYNOMIALS.items()}
 # rule (ELEMENTWISE, autograd/forward_ad.py), and it batches by lining up the sample dims
 
 
-for _op in list(REGISTRY.values())[_FIRST_OP:]:
-    if _op.jvp_rule is None and _op.rule is not None:
-        _op.jvp(ELEMENTWISE)
-    if _op.batch_rule is None:
-        _op.batch(batch_rules.pointwise)
-del _op
+_elementwise_rules(list(REGISTRY.values())[_FIRST_OP:])
