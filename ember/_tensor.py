@@ -241,6 +241,20 @@ class Tensor:
 
         return self._device.type == "cuda" or shm.shared_segment(self._data) is not None
 
+    def is_pinned(self, device=None):
+        """False: ember never allocates page-locked host memory."""
+        return False
+
+    def pin_memory(self, device=None):
+        """Without a GPU, torch's RuntimeError (there is no pinned-memory allocator). With one,
+        self: ember has no page-locked host memory, so copies to the GPU are ordinary ones
+        (`is_pinned()` stays False)."""
+        from ._backend import cuda_available
+
+        if not cuda_available():
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        return self
+
     def _wrap_dim(self, dim):
         from ._utils import wrap_dim
 

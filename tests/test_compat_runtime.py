@@ -131,3 +131,9 @@ def test_attention_under_a_kernel_choice_is_unchanged():
     rng = np.random.default_rng(0)
     check(run, [rng.standard_normal((2, 3, 4)).astype(np.float32) for _ in range(3)],
           atol=1e-6)
+
+
+@pytest.mark.skipif(ember.cuda.is_available(), reason="checks the machine without a GPU")
+def test_pinned_memory_answers_as_torch_without_a_gpu():
+    check(lambda m, x: x.is_pinned(), [np.ones(2, np.float32)], grad=False)
+    check_raises(lambda m, x: x.pin_memory(), [np.ones(2, np.float32)])

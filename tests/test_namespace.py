@@ -191,8 +191,7 @@ _TODO = "names-ops (not done)"
 
 PENDING = {
     "torch": {
-        **_group(_COMPLEX, """
-            view_as_complex_copy view_as_real_copy windows has_spectral"""),
+        **_group(_COMPLEX, "view_as_complex_copy view_as_real_copy windows has_spectral"),
         **_group(_COMPAT, """
             get_autocast_ipu_dtype get_autocast_xla_dtype is_autocast_ipu_enabled
             is_autocast_xla_enabled set_autocast_ipu_dtype set_autocast_ipu_enabled
@@ -208,7 +207,7 @@ PENDING = {
     },
     "Tensor": {
         "chalf": _COMPLEX,
-        **_group(_COMPAT, "ipu is_pinned mtia pin_memory record_stream xpu"),
+        **_group(_COMPAT, "ipu mtia record_stream xpu"),
         "is_distributed": _DIST,
         **_group(_SPARSE, """
             ccol_indices col_indices crow_indices resize_as_sparse_ row_indices smm sparse_resize_
