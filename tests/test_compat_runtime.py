@@ -137,3 +137,9 @@ def test_attention_under_a_kernel_choice_is_unchanged():
 def test_pinned_memory_answers_as_torch_without_a_gpu():
     check(lambda m, x: x.is_pinned(), [np.ones(2, np.float32)], grad=False)
     check_raises(lambda m, x: x.pin_memory(), [np.ones(2, np.float32)])
+
+
+def test_is_distributed_answers_as_torch():
+    check(lambda m, x: (m.is_distributed(x), x.is_distributed()), [np.ones(2, np.float32)],
+          grad=False)
+    check_raises(lambda m: m.is_distributed(3))

@@ -197,7 +197,6 @@ PENDING = {
             is_autocast_xla_enabled set_autocast_ipu_dtype set_autocast_ipu_enabled
             set_autocast_xla_dtype set_autocast_xla_enabled fx mps xpu mtia export library overrides
             AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass"""),
-        **_group(_DIST, "is_distributed"),
         **_group(_SPARSE, """
             sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor sparse_compressed_tensor
             sparse_csc sparse_csc_tensor sparse_csr sparse_csr_tensor dsmm hsmm hspmm saddmm smm
@@ -208,7 +207,6 @@ PENDING = {
     "Tensor": {
         "chalf": _COMPLEX,
         **_group(_COMPAT, "ipu mtia record_stream xpu"),
-        "is_distributed": _DIST,
         **_group(_SPARSE, """
             ccol_indices col_indices crow_indices resize_as_sparse_ row_indices smm sparse_resize_
             sparse_resize_and_clear_ sspaddmm to_sparse_bsc to_sparse_bsr to_sparse_csc

@@ -87,6 +87,15 @@ def is_tensor(obj):
     return isinstance(obj, Tensor)
 
 
+@export(method=True)
+def is_distributed(input):
+    """False: ember has no distributed tensors (torch.distributed works on ordinary ones)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_distributed(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return False
+
+
 @export
 def is_storage(obj):
     """Whether `obj` is a storage (UntypedStorage or TypedStorage)."""
@@ -95,8 +104,9 @@ def is_storage(obj):
 
 @export
 def typename(obj):
-    """The type's name as torch prints it: 'ember.FloatTensor' for tensors, 'int' for a
-    builtin, the module-qualified class name otherwise."""
+    """The type's name as torch prints it: 'torch.FloatTensor' for tensors (torch's spelling,
+    since programs compare it), 'int' for a builtin, the module-qualified class name
+    otherwise."""
     if isinstance(obj, Tensor):
         return obj.type()
     cls = obj if isinstance(obj, type) else type(obj)
