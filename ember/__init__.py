@@ -125,6 +125,7 @@ _public.install(vars(nn.functional), "nn.functional", aliases=False)
 
 # compatibility modules (each says in its docstring what it does on ember)
 from . import accelerator, amp, backends, compiler, cpu, hub, jit, onnx, testing, version
+from . import mps, xpu
 from . import multiprocessing
 from ._compile import compile
 from ._control_flow import cond, while_loop

@@ -143,3 +143,19 @@ def test_is_distributed_answers_as_torch():
     check(lambda m, x: (m.is_distributed(x), x.is_distributed()), [np.ones(2, np.float32)],
           grad=False)
     check_raises(lambda m: m.is_distributed(3))
+
+
+@pytest.mark.parametrize("call", [
+    "xpu.is_available()", "xpu.device_count()", "xpu.is_initialized()",
+    "xpu.is_bf16_supported()", "xpu.manual_seed(0)", "xpu.manual_seed_all(0)", "xpu.seed()",
+    "xpu.seed_all()", "xpu.empty_cache()", "xpu.current_device()", "xpu.synchronize()",
+    "xpu.get_device_name()",
+    "mps.is_available()", "mps.device_count()", "mps.manual_seed(0)", "mps.seed()",
+    "mps.synchronize()", "mps.empty_cache()", "mps.current_allocated_memory()",
+    "mps.driver_allocated_memory()",
+])
+@pytest.mark.skipif(torch.xpu.is_available() or torch.backends.mps.is_available(),
+                    reason="checks a machine without Intel or Apple GPUs")
+def test_absent_device_modules_answer_as_torch_here(call):
+    theirs, ours = _both(lambda m: eval(f"m.{call}", {"m": m}))
+    assert ours == theirs

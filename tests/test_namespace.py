@@ -195,7 +195,7 @@ PENDING = {
         **_group(_COMPAT, """
             get_autocast_ipu_dtype get_autocast_xla_dtype is_autocast_ipu_enabled
             is_autocast_xla_enabled set_autocast_ipu_dtype set_autocast_ipu_enabled
-            set_autocast_xla_dtype set_autocast_xla_enabled fx mps xpu mtia export library overrides
+            set_autocast_xla_dtype set_autocast_xla_enabled fx mtia export library overrides
             AcceleratorError OutOfMemoryError DisableTorchFunction DisableTorchFunctionSubclass"""),
         **_group(_SPARSE, """
             sparse_bsc sparse_bsc_tensor sparse_bsr sparse_bsr_tensor sparse_compressed_tensor
