@@ -350,7 +350,7 @@ def _basis(tensors):
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """torch.func.jacrev: the Jacobian of func at the arguments at `argnums`, by reverse mode:
     one vjp, vmapped over the rows of an identity (`chunk_size` rows at a time). Block
-    [output][input] has shape output.shape + input.shape."""
+    `[output][input]` has shape `output.shape + input.shape`."""
     @functools.wraps(func)
     def wrapper(*args):
         nums = _check_argnums(argnums, len(args))
@@ -401,8 +401,8 @@ def _nest(blocks, out_spec, args, nums, many):
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """torch.func.jacfwd: the Jacobian of func at the arguments at `argnums`, by forward
-    mode: one jvp, vmapped over the columns of an identity. Block [output][input] has shape
-    output.shape + input.shape."""
+    mode: one jvp, vmapped over the columns of an identity. Block `[output][input]` has shape
+    `output.shape + input.shape`."""
     @functools.wraps(func)
     def wrapper(*args):
         nums = _check_argnums(argnums, len(args))
