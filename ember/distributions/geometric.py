@@ -9,7 +9,7 @@ from ember.nn.functional import binary_cross_entropy_with_logits
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits, require_one
 
 __all__ = ["Geometric"]
 
@@ -21,8 +21,7 @@ class Geometric(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        require_one(probs, logits)
         given = probs if probs is not None else logits
         (param,) = broadcast_all(given)
         if probs is not None:

@@ -1,4 +1,5 @@
-"""The half-normal distribution: |X| for X ~ Normal(0, scale).
+"""The half-normal distribution: |X| for X ~ Normal(0, scale); and `_Folded`, what every
+distribution of |X| for X symmetric about 0 shares (HalfCauchy uses it too).
 
 Read next: half_cauchy.py.
 """
@@ -14,19 +15,20 @@ from .transforms import AbsTransform
 __all__ = ["HalfNormal"]
 
 
-class HalfNormal(TransformedDistribution):
-    """HalfNormal(scale): density 2 N(x; 0, scale) on x >= 0."""
+class _Folded(TransformedDistribution):
+    """|X| for X ~ `_base(0, scale)`, symmetric about 0: the density doubles on x >= 0, the cdf
+    is 2 F(x) - 1 and the entropy drops by log 2. Subclasses name `_base` and the moments."""
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
 
     def __init__(self, scale, validate_args=None):
-        base_dist = Normal(0, scale, validate_args=False)
+        base_dist = self._base(0, scale, validate_args=False)
         super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(HalfNormal, _instance)
+        new = self._get_checked_instance(type(self), _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
@@ -35,16 +37,8 @@ class HalfNormal(TransformedDistribution):
         return self.base_dist.scale
 
     @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
     def mode(self):
         return ember.zeros_like(self.scale)
-
-    @property
-    def variance(self):
-        return self.scale.pow(2) * (1 - 2 / math.pi)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -62,3 +56,17 @@ class HalfNormal(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_Folded):
+    """HalfNormal(scale): density 2 N(x; 0, scale) on x >= 0."""
+
+    _base = Normal
+
+    @property
+    def mean(self):
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self):
+        return self.scale.pow(2) * (1 - 2 / math.pi)

@@ -116,3 +116,50 @@ def vec_to_tril_matrix(vec, diag=0):
     mat = vec.new_zeros(vec.shape[:-1] + (n, n))
     mat[..., _tril_mask(n, diag, vec.device)] = vec
     return mat
+
+
+def require_one(probs, logits):
+    """torch's check for the distributions given either `probs` or `logits`: exactly one."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+class BinaryParameter:
+    """What a distribution with one event probability shares (Bernoulli, Binomial,
+    NegativeBinomial, LogitRelaxedBernoulli): the probability given as `probs` or as `logits`
+    (log-odds), each derived from the other on first use, and kept as `_param`."""
+
+    def _set_parameter(self, probs, logits, *others):
+        """Check that exactly one of probs/logits is given, broadcast it with `others`, and keep
+        it; returns the broadcast (others..., parameter)."""
+        require_one(probs, logits)
+        *others, param = broadcast_all(*others, probs if probs is not None else logits)
+        if probs is not None:
+            self.probs = param
+        else:
+            self.logits = param
+        self._param = param
+        return (*others, param)
+
+    def _keep_parameter(self, new):
+        """After `expand`: `new` keeps the parameter this one was given."""
+        new._param = new.probs if "probs" in self.__dict__ else new.logits
+        return new
+
+    def _new(self, *args, **kwargs):
+        return self._param.new(*args, **kwargs)
+
+    @lazy_property
+    def logits(self):
+        """The log-odds (derived from `probs` when those were given)."""
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        """The event probability (derived from `logits` when those were given)."""
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        """The shape of the parameter tensor (probs or logits)."""
+        return self._param.size()
