@@ -74,11 +74,7 @@ class CIFAR10(VisionDataset):
         """(image, target): a PIL RGB image and an int, each through its transform."""
         img, target = self.data[index], self.targets[index]
         img = _pil.module().fromarray(img)
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def __len__(self):
         return len(self.data)

@@ -36,10 +36,7 @@ class FakeData(VisionDataset):
         target = ember.randint(0, self.num_classes, size=(1,), dtype=ember.long)[0]
         ember.set_rng_state(state)
         img = transforms.ToPILImage()(img)
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
+        img, target = self._transformed(img, target)
         return img, target.item()
 
     def __len__(self):

@@ -151,11 +151,7 @@ class MNIST(VisionDataset):
         """(image, target): a PIL 'L' image and an int, each through its transform."""
         img, target = self.data[index], int(self.targets[index])
         img = _pil.fromarray(img.numpy(), "L")
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def __len__(self):
         return len(self.data)

@@ -57,11 +57,7 @@ class SVHN(VisionDataset):
         """(image, target): a PIL RGB image and an int, each through its transform."""
         img, target = self.data[index], int(self.labels[index])
         img = _pil.module().fromarray(np.transpose(img, (1, 2, 0)))
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._transformed(img, target)
 
     def __len__(self):
         return len(self.data)

@@ -46,6 +46,15 @@ class VisionDataset(data.Dataset):
         """Dataset-specific lines of the repr (the split, ...)."""
         return ""
 
+    def _transformed(self, img, target):
+        """(img, target) through `transform` and `target_transform`, as they are now (a
+        program may set them after construction, as torchvision's datasets allow)."""
+        if self.transform is not None:
+            img = self.transform(img)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return img, target
+
 
 def _indented_repr(transform, head):
     lines = repr(transform).splitlines()
