@@ -119,9 +119,8 @@ def get_device_module(device=None):
     from . import cuda
     if device is None:
         name = "cuda" if cuda.is_available() else "cpu"
-    else:
-        name = device if isinstance(device, str) else _device(device).type
-        name = _device(name).type if ":" in name else name
+    else:  # "cuda:0" and device("cuda", 0) both name the type "cuda"
+        name = str(device).split(":")[0]
     if name not in ("cpu", "cuda"):
         raise RuntimeError(f"Device '{name}' does not have a corresponding module registered as "
                            f"'ember.{name}'.")
