@@ -12,16 +12,20 @@ batch here and half there (`ops/nn/rnn.py`):
 
 Arrays cross by reference when they lie in shared memory (`_shared_memory.empty`) and are
 pickled otherwise, so a kernel puts its large arrays in shared memory. Until the helper is
-up (its imports take ~0.5 s), or while another thread uses it, `side_by_side` runs the
+up (its imports take ~0.2 s), or while another thread uses it, `side_by_side` runs the
 whole here.
 
 The helper is a plain `python -c ...` subprocess running `serve`, holding one end of a socket
 pair (multiprocessing's "spawn" would re-run the user's script in it). It exits when this
 process closes its end, at exit or in a crash. Its BLAS runs on one thread, and so does
-ours while the two work side by side. `ember.set_num_threads(1)` stops the splitting, and
+ours while the two work side by side. It imports NumPy and the modules its kernels live in,
+not the rest of ember (`_bare_imports`): with all of ember imported it held ~26 MiB more
+private memory (17 MiB in all now, after an LSTM's steps), which counts in the peak memory
+of a program that uses it. `ember.set_num_threads(1)` stops the splitting, and
 EMBER_HELPER_PROCESS=0 in the environment keeps ember from starting a helper at all.
 """
 import atexit
+import importlib.machinery
 import mmap
 import os
 import pickle
@@ -40,7 +44,11 @@ from ._parallel import get_num_threads, one_blas_thread
 
 __all__ = ["side_by_side", "usable"]
 
-_ENTRY = "import sys, ember._helper as h; h.serve(int(sys.argv[1]))"
+# `ember` as a bare package (sys.argv[2] is its directory), whose __init__, which imports all
+# of ember, does not run in the helper; `_bare_imports` does the same for the subpackages
+_BARE_EMBER = ("import sys, types; ember = types.ModuleType('ember'); "
+               "ember.__path__ = [sys.argv[2]]; sys.modules['ember'] = ember")
+_ENTRY = _BARE_EMBER + "; import ember._helper as h; h.serve(int(sys.argv[1]))"
 _MESSAGE_BYTES = 1 << 20
 _MAX_FDS = 250
 
@@ -85,7 +93,8 @@ class _Helper:
         try:
             # its own session: a Ctrl-C in the terminal is for this process, which decides
             self.process = subprocess.Popen(
-                [sys.executable, "-c", _ENTRY, str(theirs.fileno())],
+                [sys.executable, "-c", _ENTRY, str(theirs.fileno()),
+                 os.path.dirname(os.path.abspath(__file__))],
                 pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL,
                 start_new_session=True)
         finally:
@@ -225,8 +234,36 @@ if hasattr(os, "register_at_fork"):
 # the helper's side
 
 
+class _BarePackages:
+    """An import finder: ember's subpackages (`ember.ops`, ...) as bare packages, whose
+    __init__ does not run."""
+
+    def __init__(self, root):
+        self.root = root  # the directory of the ember package
+
+    def find_spec(self, name, path=None, target=None):
+        if not name.startswith("ember."):
+            return None
+        directory = os.path.join(self.root, *name.split(".")[1:])
+        if not os.path.isfile(os.path.join(directory, "__init__.py")):
+            return None  # a module, or no package of ember's: found as usual
+        spec = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        spec.submodule_search_locations = [directory]  # no loader: a namespace package
+        return spec
+
+
+def _bare_imports():
+    """In the helper (where `ember` is bare already, see _ENTRY): importing a kernel's module
+    (`ember.ops.nn._rnn_steps`, named by a pickled function) runs that module alone, not the
+    __init__ of each package above it. Such a module imports NumPy and the standard library
+    only."""
+    sys.meta_path.insert(0, _BarePackages(os.path.dirname(os.path.abspath(__file__))))
+    from . import _allocator  # noqa: F401  (malloc keeps freed memory here too)
+
+
 def serve(fd):
     """The helper's loop: run each kernel call sent over the socket `fd` until it closes."""
+    _bare_imports()
     sock = socket.socket(fileno=fd)
     maps = {}  # segment id -> mmap of it
     try:

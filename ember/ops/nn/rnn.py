@@ -20,12 +20,12 @@ rows N.. hold the initial state. `_plan` says, for each step in visiting order, 
 writes and which rows hold its previous state -- so packed, padded, forward and reverse
 directions all run through the same loop.
 
-Two cores. Each kernel prepares its arrays, then hands the time loop (`_lstm_steps`, ...) to
-`_walk`. For a large LSTM or GRU layer on the CPU, `_walk` runs the loop for the first half
-of the batch here and for the second half in ember's helper process (`ember/_helper.py`),
-side by side: the halves' sequences are independent, so they touch disjoint rows of the same
-arrays, which then live in shared memory. Threads cannot do this: the loop's small NumPy
-calls each take the GIL (docs/PERFORMANCE.md).
+Two cores. Each kernel prepares its arrays, then hands the time loop (`_lstm_steps`, ...,
+in `_rnn_steps.py`) to `_walk`. For a large LSTM or GRU layer on the CPU, `_walk` runs the
+loop for the first half of the batch here and for the second half in ember's helper process
+(`ember/_helper.py`), side by side: the halves' sequences are independent, so they touch
+disjoint rows of the same arrays, which then live in shared memory. Threads cannot do this:
+the loop's small NumPy calls each take the GIL (docs/PERFORMANCE.md).
 
 Gate orders are torch's: LSTM (i, f, g, o), GRU (r, z, n) with n = tanh(x_n + r * (h W_hn^T +
 b_hn)). Read next: `ember/nn/modules/rnn.py` (the modules), `ember/nn/utils/rnn.py` (packing).
@@ -39,68 +39,22 @@ from ... import _shared_memory as shared_memory
 from ..._tensor import Tensor
 from ...autograd import grad_mode
 from .._op import op
+from ._rnn_steps import (
+    _gather,
+    _gru_steps,
+    _gru_steps_backward,
+    _lstm_gate_affine,
+    _lstm_steps,
+    _lstm_steps_backward,
+    _plan,
+    _scatter_add,
+)
 
 __all__ = []
 
 
 # ----------------------------------------------------------------------------------------------
-# the step plan
-
-
-@functools.lru_cache(maxsize=512)
-def _plan(batch_sizes, reverse, lo=0, hi=None):
-    """(steps, last, n): steps = ((rows, prev), ...) in visiting order, where `rows` is the
-    slice a step writes and `prev` the slices (one or two) holding its previous state; `last`
-    the slices holding each sequence's final state, in batch order; n the number of rows.
-
-    With `lo`, `hi` the steps cover only sequences lo..hi-1 of the batch (the half that one
-    process walks); `last` and `n` are always the whole batch's."""
-    offsets = [0]
-    for size in batch_sizes:
-        offsets.append(offsets[-1] + size)
-    n = offsets[-1]
-    count = len(batch_sizes)
-    hi = batch_sizes[0] if hi is None and count else hi
-    steps = []
-    for t in (range(count - 1, -1, -1) if reverse else range(count)):
-        size = min(batch_sizes[t], hi) - lo  # this step's sequences in the part
-        if size <= 0:
-            continue
-        rows = slice(offsets[t] + lo, offsets[t] + lo + size)
-        if not reverse:  # the batch only shrinks: the previous step's rows, same sequences
-            before = offsets[t - 1] if t else n
-            prev = (slice(before + lo, before + lo + size),)
-        else:  # the batch only grows: last step's rows, then newly starting sequences
-            known = batch_sizes[t + 1] if t + 1 < count else 0
-            prev = ()
-            if min(known, hi) > lo:
-                prev += (slice(offsets[t + 1] + lo, offsets[t + 1] + min(known, hi)),)
-            if lo + size > max(known, lo):
-                prev += (slice(n + max(known, lo), n + lo + size),)
-        steps.append((rows, prev))
-    if reverse:  # every sequence ends at t = 0
-        last = (slice(0, batch_sizes[0]),) if count else ()
-    else:  # sequences [batch_sizes[t+1], batch_sizes[t]) end at step t
-        ends = list(batch_sizes[1:]) + [0]
-        last = tuple(slice(offsets[t] + ends[t], offsets[t] + batch_sizes[t])
-                     for t in range(count - 1, -1, -1) if batch_sizes[t] > ends[t])
-    return tuple(steps), last, n
-
-
-def _gather(xp, ext, pieces):
-    if not pieces:  # an empty batch
-        return ext[:0]
-    if len(pieces) == 1:
-        return ext[pieces[0]]
-    return xp.concatenate([ext[p] for p in pieces])
-
-
-def _scatter_add(ext, pieces, values):
-    start = 0
-    for p in pieces:
-        stop = start + p.stop - p.start
-        ext[p] += values[start:stop]
-        start = stop
+# state buffers (the plan and the time loops are in _rnn_steps.py)
 
 
 def _extended(empty, n, init):
@@ -115,27 +69,8 @@ def _final(xp, ext, last):
     return _gather(xp, ext, last).copy()
 
 
-def _sigmoid_(xp, a):
-    """In place: sigmoid(a) = (tanh(a/2) + 1) / 2, which never overflows."""
-    a *= 0.5
-    xp.tanh(a, out=a)
-    a *= 0.5
-    a += 0.5
-    return a
-
-
 # ----------------------------------------------------------------------------------------------
 # LSTM: c' = f * c + i * g,  h' = o * tanh(c')  (then h' @ W_hr^T with a projection)
-
-
-def _lstm_gate_affine(xp, hidden, dtype):
-    """Per-column (scale, shift) with which ONE tanh activates all four gates:
-    sigmoid(a) = tanh(a/2)/2 + 1/2 for i, f, o and tanh(a) for g, i.e.
-    gates = tanh(scale * a) * scale + shift. (Halving is exact in floating point.)"""
-    half = xp.full(hidden, 0.5, dtype=dtype)
-    scale = xp.concatenate([half, half, xp.ones(hidden, dtype=dtype), half])
-    shift = xp.concatenate([half, half, xp.zeros(hidden, dtype=dtype), half])
-    return scale, shift
 
 
 @op("same", name="lstm_layer", node_name="LstmBackward0")
@@ -159,28 +94,6 @@ def _lstm_layer(xp, xw, h0, c0, w_hh, w_hr, *, batch_sizes, reverse):
     _walk(_lstm_steps, xp, split, batch_sizes, reverse,
           (acts, h_ext, c_ext, w_hh_t, _for_helper(split, w_hr), scale, shift))
     return h_ext[:n], _final(xp, h_ext, last), _final(xp, c_ext, last), acts, c_ext
-
-
-def _lstm_steps(xp, part, acts, h_ext, c_ext, w_hh_t, w_hr, scale, shift):
-    """The forward recurrence over the steps of `part` (the whole batch or one half)."""
-    steps = _plan(*part)[0]
-    hidden = c_ext.shape[1]
-    tanh_c = xp.empty((c_ext.shape[0] - acts.shape[0], hidden), dtype=c_ext.dtype)
-    for rows, prev in steps:
-        gates = acts[rows]
-        gates += _gather(xp, h_ext, prev) @ w_hh_t
-        xp.tanh(gates, out=gates)
-        gates *= scale
-        gates += shift
-        i, f, g, o = (gates[:, k * hidden:(k + 1) * hidden] for k in range(4))
-        c = c_ext[rows]
-        xp.multiply(f, _gather(xp, c_ext, prev), out=c)
-        c += i * g
-        tc = xp.tanh(c, out=tanh_c[:c.shape[0]])
-        if w_hr is None:
-            xp.multiply(o, tc, out=h_ext[rows])
-        else:
-            h_ext[rows] = (o * tc) @ w_hr.T
 
 
 @_lstm_layer.grad
@@ -208,44 +121,16 @@ def _lstm_layer_backward(xp, g_out, g_hn, g_cn, h0, w_hh, w_hr, hs, acts, c_ext,
     dc_ext = empty(c_ext.shape, c_ext.dtype)
     dc_ext[...] = 0
     _scatter_add(dc_ext, last, g_cn)
-    tanh_c = xp.tanh(c_ext[:n], out=empty((n, c_ext.shape[1]), c_ext.dtype))
     d_gates = empty(acts.shape, acts.dtype)
     _walk(_lstm_steps_backward, xp, split, batch_sizes, reverse,
-          (acts, c_ext, tanh_c, dh_ext, dc_ext, d_gates, _for_helper(split, w_hh),
+          (acts, c_ext, dh_ext, dc_ext, d_gates, _for_helper(split, w_hh),
            _for_helper(split, w_hr)))
-    grads = (d_gates, dh_ext[n:], dc_ext[n:], d_gates.T @ _previous(xp, hs, h0, steps))
+    grads = (d_gates, dh_ext[n:], dc_ext[n:], _weight_grad(xp, d_gates, hs, h0, steps,
+                                                           batch_sizes, reverse))
     if w_hr is not None:  # h_r = (o * tanh c)_r @ W_hr^T, so dW_hr = sum_r dh_r^T (o tanh c)_r
         hidden = c_ext.shape[1]
-        grads += (dh_ext[:n].T @ (acts[:, 3 * hidden:] * tanh_c),)
+        grads += (dh_ext[:n].T @ (acts[:, 3 * hidden:] * xp.tanh(c_ext[:n])),)
     return grads
-
-
-def _lstm_steps_backward(xp, part, acts, c_ext, tanh_c, dh_ext, dc_ext, d_gates, w_hh, w_hr):
-    """The backward recurrence over the steps of `part` (the whole batch or one half)."""
-    steps = _plan(*part)[0]
-    hidden = c_ext.shape[1]
-    # every gate's slope from its activated value a, in one product over the whole row:
-    # sigmoid's a(1 - a) = 1/4 - (a - 1/2)^2 and tanh's 1 - a^2 are both scale^2 - (a - shift)^2
-    scale, shift = _lstm_gate_affine(xp, hidden, acts.dtype)
-    scale *= scale
-    slope = xp.empty((max((r.stop - r.start for r, _ in steps), default=0), acts.shape[1]),
-                     dtype=acts.dtype)
-    for rows, prev in reversed(steps):
-        gates = acts[rows]
-        i, f, g, o = (gates[:, k * hidden:(k + 1) * hidden] for k in range(4))
-        tc = tanh_c[rows]
-        dh = dh_ext[rows] if w_hr is None else dh_ext[rows] @ w_hr
-        dc = dh * o * (1 - tc * tc) + dc_ext[rows]
-        d = d_gates[rows]  # d(loss)/d(gate) for i, f, g, o, then times each gate's slope
-        xp.multiply(dc, g, out=d[:, :hidden])
-        xp.multiply(dc, _gather(xp, c_ext, prev), out=d[:, hidden:2 * hidden])
-        xp.multiply(dc, i, out=d[:, 2 * hidden:3 * hidden])
-        xp.multiply(dh, tc, out=d[:, 3 * hidden:])
-        s = xp.subtract(gates, shift, out=slope[:gates.shape[0]])
-        s *= s
-        d *= xp.subtract(scale, s, out=s)
-        _scatter_add(dh_ext, prev, d @ w_hh)
-        _scatter_add(dc_ext, prev, dc * f)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -290,6 +175,22 @@ def _walk(fn, xp, split, batch_sizes, reverse, arrays):
     _helper.side_by_side(fn, xp, mine, theirs, whole)
 
 
+def _weight_grad(xp, d_gates, hs, h0, steps, batch_sizes, reverse):
+    """d W_hh = sum over rows r of d_gates_r^T (the state row r's step started from)."""
+    size = batch_sizes[0] if batch_sizes else 0
+    if size == 0 or any(b != size for b in batch_sizes):  # packed: gather the states
+        return d_gates.T @ _previous(xp, hs, h0, steps)
+    # padded: the states are h0 for the first step visited, then hs shifted by one step --
+    # two products on views instead of building that (N, H) array (and a concatenation as
+    # large): less memory at the backward's peak, about as fast
+    n = hs.shape[0]
+    first, rest, shifted = ((slice(n - size, n), slice(0, n - size), slice(size, n)) if reverse
+                            else (slice(0, size), slice(size, n), slice(0, n - size)))
+    grad = d_gates[rest].T @ hs[shifted]
+    grad += d_gates[first].T @ h0
+    return grad
+
+
 def _previous(xp, hs, h0, steps, empty=None):
     """Row r: the state that row r's step started from (for the W_hh gradient), in an array
     from `empty(shape, dtype)` (xp.empty by default)."""
@@ -322,25 +223,6 @@ def _gru_layer(xp, xw, h0, w_hh, b_hh, *, batch_sizes, reverse):
     return h_ext[:n], _final(xp, h_ext, last), acts, hidden_n
 
 
-def _gru_steps(xp, part, xw, h_ext, acts, hidden_n, w_hh_t, b_hh):
-    """The forward recurrence over the steps of `part` (the whole batch or one half)."""
-    hidden = h_ext.shape[1]
-    for rows, prev in _plan(*part)[0]:
-        h_prev = _gather(xp, h_ext, prev)
-        hh = h_prev @ w_hh_t
-        if b_hh is not None:
-            hh += b_hh
-        gates = acts[rows]
-        xp.add(xw[rows, :2 * hidden], hh[:, :2 * hidden], out=gates[:, :2 * hidden])
-        _sigmoid_(xp, gates[:, :2 * hidden])
-        hidden_n[rows] = hh[:, 2 * hidden:]
-        r, z, new = (gates[:, k * hidden:(k + 1) * hidden] for k in range(3))
-        xp.multiply(r, hh[:, 2 * hidden:], out=new)
-        new += xw[rows, 2 * hidden:]
-        xp.tanh(new, out=new)
-        h_ext[rows] = new + z * (h_prev - new)
-
-
 @_gru_layer.grad
 def _gru_layer(g, xw, h0, w_hh, b_hh, out, batch_sizes, reverse):
     g_out, g_hn = g[:2]
@@ -368,23 +250,6 @@ def _gru_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, acts, hidden_n, *, batch_
     _walk(_gru_steps_backward, xp, split, batch_sizes, reverse,
           (acts, hidden_n, h_prev_all, dh_ext, d_xw, d_hh, _for_helper(split, w_hh)))
     return d_xw, dh_ext[n:], d_hh.T @ h_prev_all, d_hh.sum(0)
-
-
-def _gru_steps_backward(xp, part, acts, hidden_n, h_prev_all, dh_ext, d_xw, d_hh, w_hh):
-    """The backward recurrence over the steps of `part` (the whole batch or one half)."""
-    hidden = hidden_n.shape[1]
-    for rows, prev in reversed(_plan(*part)[0]):
-        r, z, new = (acts[rows, k * hidden:(k + 1) * hidden] for k in range(3))
-        dh = dh_ext[rows]
-        d_new = dh * (1 - z) * (1 - new * new)
-        d = d_xw[rows]
-        xp.multiply(d_new * hidden_n[rows], r * (1 - r), out=d[:, :hidden])
-        xp.multiply(dh * (h_prev_all[rows] - new), z * (1 - z), out=d[:, hidden:2 * hidden])
-        d[:, 2 * hidden:] = d_new
-        dhh = d_hh[rows]
-        dhh[:, :2 * hidden] = d[:, :2 * hidden]
-        xp.multiply(d_new, r, out=dhh[:, 2 * hidden:])
-        _scatter_add(dh_ext, prev, dh * z + dhh @ w_hh)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -434,7 +299,7 @@ def _rnn_layer_backward(xp, g_out, g_hn, h0, w_hh, hs, *, batch_sizes, reverse,
         else:
             xp.multiply(dh_ext[rows], h > 0, out=d)
         _scatter_add(dh_ext, prev, d @ w_hh)
-    return d_xw, dh_ext[n:], d_xw.T @ _previous(xp, hs, h0, steps)
+    return d_xw, dh_ext[n:], _weight_grad(xp, d_xw, hs, h0, steps, batch_sizes, reverse)
 
 
 # ----------------------------------------------------------------------------------------------
