@@ -4,7 +4,8 @@ A Tensor holds
   _data         the array; views (transpose, slices, ...) are NumPy views of their base's array,
                 so writing through either one is seen by the other, as in torch;
   _vc           the version counter, one per storage: every in-place op bumps it, and the
-                engine compares it with the version a saved tensor had when it was saved;
+                engine compares it with the version a saved tensor had when it was saved
+                (made on first use: most op results never need one);
   _base         the tensor whose memory a view shares (None for a non-view);
   _grad_fn      the graph node that made it (None for leaves); `_output_nr` says which output;
   grad, requires_grad, hooks, and an optional per-instance __dict__ (torch allows attributes).
@@ -60,6 +61,17 @@ _new = object.__new__
 _DTYPES = dt._BY_NUMPY
 
 
+def _autograd_backward(*args, **kwargs):
+    """autograd.backward, imported on first use (autograd imports this module). The import
+    statement in `Tensor.backward` itself cost ~3k instructions a call (`from package import
+    name` runs importlib's Python `_handle_fromlist` each time; callgrind, issue 22)."""
+    global _autograd_backward
+    from .autograd.engine import backward
+
+    _autograd_backward = backward
+    return backward(*args, **kwargs)
+
+
 class VersionCounter:
     """Shared by a tensor and all its views; bumped by every in-place write."""
 
@@ -75,7 +87,7 @@ class Tensor:
     # Slots hold what every op reads; `_view_fn`/`_view_of_fn` are assigned only on views
     # (read them only when `_base` is set). Rarely set fields are class-level defaults, shadowed
     # per instance in `__dict__` when used, so creating a tensor stays cheap.
-    __slots__ = ("_data", "_dtype", "_device", "_vc", "_base", "_view_fn", "_view_of_fn",
+    __slots__ = ("_data", "_dtype", "_device", "_counter", "_base", "_view_fn", "_view_of_fn",
                  "_grad_fn", "_output_nr", "_requires_grad", "__dict__", "__weakref__")
 
     grad = None             # accumulated gradient (leaves, and non-leaves with retain_grad)
@@ -100,7 +112,6 @@ class Tensor:
         t._data = data
         t._dtype = _DTYPES[data.dtype]
         t._device = device
-        t._vc = VersionCounter()
         t._base = None
         t._grad_fn = grad_fn
         t._output_nr = output_nr
@@ -368,6 +379,21 @@ class Tensor:
         return self._output_nr
 
     @property
+    def _vc(self):
+        """The version counter, made on first use (views share it, in-place ops bump it, saving
+        for backward reads it): most op results never need one, and making one for each was
+        ~1.5k instructions of a tiny op's ~25k (callgrind, issue 22)."""
+        try:
+            return self._counter
+        except AttributeError:  # the slot is unset until then
+            counter = self._counter = VersionCounter()
+            return counter
+
+    @_vc.setter
+    def _vc(self, counter):
+        self._counter = counter
+
+    @property
     def _version(self):
         return self._vc.value
 
@@ -412,9 +438,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Accumulate d(self)/d(leaf) into every leaf's `.grad` (see autograd/engine.py)."""
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _autograd_backward(self, gradient, retain_graph, create_graph, None, inputs)
 
     def detach(self):
         """A tensor sharing this one's memory (and version counter) with no history. Like

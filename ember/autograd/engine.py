@@ -228,20 +228,20 @@ def _discover(root_nodes, target_edges):
     """Count incoming edges per node; with targets, keep only nodes leading to one."""
     deps = {}
     order = []
-    seen = set()
     stack = [n for n in root_nodes if n is not None]
-    for n in stack:
-        seen.add(n)
+    roots = set(stack)
     while stack:
         node = stack.pop()
         order.append(node)
         for child, _ in node.next_functions:
             if child is None:
                 continue
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
+            if child in deps:
+                deps[child] += 1
+            else:  # first seen: walk it (a root is walked already)
+                deps[child] = 1
+                if child not in roots:
+                    stack.append(child)
     if target_edges is None:
         return deps, None
     return _prune(order, deps, {node for node, _ in target_edges})
@@ -292,20 +292,21 @@ def _execute(deps, needed, buffers, fresh, captures, captured, retain_graph, onl
         if grads is not None:
             received = grads[0]
             leaf = type(node) is AccumulateGrad
-            if leaf or node._tensor_hooks:
+            if node._tensor_hooks if not leaf else node.variable._hooks:
                 grads = _call_tensor_hooks(node, grads)
             slots = captures.get(node) if captures else None
             if slots:
                 for nr, i in slots:
                     captured[i] = grads[nr]
-            if (leaf or needed is not None) and \
+            # (a plain backward() -- no inputs=, not grad() -- applies every node it reaches)
+            if (only_targets or needed is not None) and \
                     not _should_apply(node, needed, captures, only_targets, capture):
                 pass
             elif leaf and _observer is None:
                 # the engine's own array may become .grad without a copy (not if a hook saw
                 # it, or if it was captured for the caller)
-                node.accumulate(grads[0], owned=node in fresh and grads[0] is received and
-                                not slots and not node.variable._hooks)
+                node.accumulate(grads[0], node in fresh and grads[0] is received and
+                                not slots and not node.variable._hooks)  # (owned)
             else:
                 _apply(node, grads, buffers, fresh, needed, retain_graph)
         for child, _ in node.next_functions:
@@ -349,7 +350,9 @@ def _apply(node, grads, buffers, fresh, needed, retain_graph):
     if anomaly_mode.enabled:
         anomaly_mode.check_gradients(node, in_grads)
     meta = node._meta
-    for i, ((child, nr), g) in enumerate(zip(edges, in_grads)):
+    for i in range(len(edges)):  # (indexing: no tuples made per edge, as zip/enumerate make)
+        g = in_grads[i]
+        child, nr = edges[i]
         if child is None or g is None or (needed is not None and child not in needed):
             continue
         shape, dtype = meta[i]
@@ -367,9 +370,14 @@ def _owned(g, new, grads, in_grads):
         return False
     if new:
         return True
-    if any(x is not None and x._data is array for x in grads):
-        return False
-    return sum(1 for y in in_grads if y is not None and y._data is array) == 1
+    for x in grads:  # (loops, not generators: this runs for every gradient a leaf gets)
+        if x is not None and x._data is array:
+            return False
+    uses = 0
+    for y in in_grads:
+        if y is not None and y._data is array:
+            uses += 1
+    return uses == 1
 
 
 def _fit(node, i, g):

@@ -34,13 +34,15 @@ __all__ = ["Node", "AccumulateGrad", "node_type", "is_op_node", "saved_tensors_h
 
 _sequence = itertools.count()
 _EMPTY = ()
+_LEAF_SEQ = float("inf")
+_new = object.__new__
 
 
 class Node:
     """A backward function: `apply(grads of outputs) -> grads of inputs`."""
 
     __slots__ = ("op", "next_functions", "_meta", "_saved", "_seq", "_num_outputs", "_out_meta",
-                 "_tensor_hooks", "_pre_hooks", "_post_hooks", "metadata", "__weakref__")
+                 "_tensor_hooks", "_pre_hooks", "_post_hooks", "_metadata", "__weakref__")
 
     def __init__(self, op, next_functions, meta, saved, num_outputs, out_meta=None):
         self.op = op
@@ -53,9 +55,19 @@ class Node:
         self._tensor_hooks = None             # {output_nr: {id: hook}} from register_hook
         self._pre_hooks = None
         self._post_hooks = None
-        self.metadata = {}
         if _anomaly.enabled:
             _anomaly.remember_forward(self)
+
+    @property
+    def metadata(self):
+        """A dict for notes about this node (torch's `Node.metadata`: the module that made it,
+        anomaly mode's traceback). Made on first use: few nodes ever get one, and an empty dict
+        per node was ~5% of recording a tiny op (callgrind, issue 22)."""
+        try:
+            return self._metadata
+        except AttributeError:  # the slot is unset until the first use
+            self._metadata = {}
+            return self._metadata
 
     def name(self):
         """The node's name, torch's for the same node (e.g. "MulBackward0")."""
@@ -88,7 +100,10 @@ class Node:
         values = []
         for (kind, _), value in zip(self.op.saves, saved):
             if kind == "input":
-                value = unpack_saved(value, self)
+                if type(value) is tuple and len(value) == 2 and value[0]._vc.value == value[1]:
+                    value = value[0]  # a saved input, unchanged since: unpack_saved's common case
+                else:
+                    value = unpack_saved(value, self)
             elif kind == "out":
                 value = tuple(unpack_saved(v, self) for v in value)
                 if self._out_meta is None:
@@ -154,13 +169,12 @@ class AccumulateGrad(Node):
         self.next_functions = _EMPTY
         self._meta = ((variable._data.shape, variable._dtype),)
         self._saved = _EMPTY
-        self._seq = float("inf")  # torch runs these as soon as they are ready
+        self._seq = _LEAF_SEQ  # torch runs these as soon as they are ready
         self._num_outputs = 1
         self._out_meta = None
         self._tensor_hooks = None
         self._pre_hooks = None
         self._post_hooks = None
-        self.metadata = {}
         self.variable = variable
 
     def apply(self, grads):
@@ -245,7 +259,8 @@ def save_output(t, name_current_history=True):
     if _saved_hooks:
         return _pack(t)
     ref = weakref.ref(t) if name_current_history else None
-    return (t._data, t._vc, t._vc.value, t._output_nr, t._device, ref)
+    vc = t._vc
+    return (t._data, vc, vc.value, t._output_nr, t._device, ref)
 
 
 def resave_outputs(node, outputs):
@@ -378,9 +393,17 @@ def _save(op, args, attrs, outputs):
     for kind, detail in op.saves:
         if kind == "input":
             x = args[detail]
-            saved.append(save_tensor(x) if isinstance(x, Tensor) else x)
+            if isinstance(x, Tensor):  # save_tensor, inlined: the most common saved value
+                x = _pack(x) if _saved_hooks else (x, x._vc.value)
+            saved.append(x)
         elif kind == "attr":
             saved.append(attrs[detail] if detail in attrs else op.attr_defaults[detail])
+        elif kind == "needs_input_grad":
+            if len(args) == 2:  # binary ops (mul, sub, div, ...): one of four tuples, none made
+                saved.append(_NEEDS_TWO[isinstance(args[0], Tensor) and args[0]._requires_grad]
+                             [isinstance(args[1], Tensor) and args[1]._requires_grad])
+            else:
+                saved.append(tuple([isinstance(x, Tensor) and x._requires_grad for x in args]))
         elif kind == "out":
             saved.append(tuple(save_output(t) for t in outputs))
         elif kind == "workspace":  # outputs after the first, which the public function hides
@@ -393,10 +416,8 @@ def _save(op, args, attrs, outputs):
             saved.append(x._dtype if isinstance(x, Tensor) else None)
         elif kind == "inputs":
             saved.append(tuple(save_tensor(x) if isinstance(x, Tensor) else x for x in args))
-        elif kind == "shapes":
+        else:  # shapes
             saved.append(tuple(x._data.shape if isinstance(x, Tensor) else () for x in args))
-        else:  # needs_input_grad
-            saved.append(tuple(isinstance(x, Tensor) and x._requires_grad for x in args))
     return saved
 
 
@@ -407,31 +428,15 @@ def _save(op, args, attrs, outputs):
 def record(op, args, attrs, outputs, multi=False):
     """Attach a new node for `op` to its floating-point outputs. `multi`: the kernel returned a
     tuple, so the rule gets `g` (and `out`) as tuples, even of one element."""
-    edges = []
-    meta = []
-    if op.edges is not None:
-        _check_no_edges(op, args)
-    for x in (args if op.edges is None else [args[i] for i in op.edges]):
-        if isinstance(x, Tensor) and x._requires_grad:
-            fn = x._grad_fn if x._base is None else x.grad_fn  # a view may re-derive its node
-            edges.append((accumulator(x), 0) if fn is None else (fn, x._output_nr))
-            meta.append((x._data.shape, x._dtype))
-        else:
-            edges.append(_NO_EDGE)
-            meta.append(None)
-    make = op.node_type or node_type(op)
     if not multi:
-        out = outputs[0]
-        node = make(op, tuple(edges), meta, _save(op, args, attrs, outputs) if op.saves else
-                    _EMPTY, 1)
-        if out._dtype.category >= FLOATING:  # floating or complex: differentiable
-            out._grad_fn = node
-            out._requires_grad = True
-        return node
+        return record_one(op, args, attrs, outputs[0])
+    edges, meta = _edges(op, args)
     out_meta = tuple((t._data.shape, t._dtype) for t in outputs)
     for i, t in enumerate(outputs):
         t._output_nr = i  # before _save: a saved output must remember which output it is
-    node = make(op, tuple(edges), meta, _save(op, args, attrs, outputs), len(outputs), out_meta)
+    node = _new(op.node_type or node_type(op))
+    Node.__init__(node, op, edges, meta, _save(op, args, attrs, outputs), len(outputs),
+                  out_meta)
     for t in outputs:
         if t._dtype.category >= FLOATING:
             t._grad_fn = node
@@ -439,7 +444,43 @@ def record(op, args, attrs, outputs, multi=False):
     return node
 
 
+def record_one(op, args, attrs, out):
+    """`record` for an op with one output, as nearly all are (dispatch calls this directly).
+
+    The node is allocated with object.__new__ and initialised by calling Node.__init__ as a
+    plain function: calling the class costs the interpreter's slow path for `type.__call__`
+    (~0.5k instructions a node, callgrind, issue 22)."""
+    edges, meta = _edges(op, args)
+    node = _new(op.node_type or node_type(op))
+    Node.__init__(node, op, edges, meta, _save(op, args, attrs, (out,)) if op.saves else _EMPTY,
+                  1)
+    if out._dtype.category >= FLOATING:  # floating or complex: differentiable
+        out._grad_fn = node
+        out._requires_grad = True
+    return node
+
+
+def _edges(op, args):
+    """The node's next_functions (one (node, output_nr) per input with an edge) and, per
+    input, (shape, dtype) or None where the input wants no gradient."""
+    edges = []
+    meta = []
+    if op.edges is not None:
+        _check_no_edges(op, args)
+        args = [args[i] for i in op.edges]
+    for x in args:
+        if isinstance(x, Tensor) and x._requires_grad:
+            fn = x._grad_fn if x._base is None else x.grad_fn  # a view may re-derive its node
+            edges.append((accumulator(x), 0) if fn is None else (fn, x._output_nr))
+            meta.append((x._data.shape, x._dtype))
+        else:
+            edges.append(_NO_EDGE)
+            meta.append(None)
+    return tuple(edges), meta
+
+
 _NO_EDGE = (None, 0)
+_NEEDS_TWO = (((False, False), (False, True)), ((True, False), (True, True)))  # [a][b]
 
 
 def _check_no_edges(op, args):

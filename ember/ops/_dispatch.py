@@ -25,7 +25,7 @@ from .._device import CPU
 from .._tensor import Tensor
 from ..autograd import anomaly_mode as _anomaly
 from ..autograd import grad_mode
-from ..autograd.graph import ViewFn, rebase_inplace, record
+from ..autograd.graph import ViewFn, rebase_inplace, record, record_one
 
 _grad = grad_mode.state
 _make = Tensor._make
@@ -34,6 +34,7 @@ _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING, complex:
                     np.int64: dt.INTEGER, np.int32: dt.INTEGER, np.complex128: dt.COMPLEX,
                     np.complex64: dt.COMPLEX}
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
+_BOOL_NP = dt.bool.np
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
 _observer = None  # the innermost of `_observers`, or None (the one test on the hot path)
 _observers = []   # profilers, FLOP counters (autograd/_instrument.py), transforms (_functorch)
@@ -46,40 +47,60 @@ def call(op, *args, **attrs):
         return _observer(op, args, attrs, None)
     if _autocast is not None:
         args = _autocast(op.name, args)
-    # device: the common device of the tensor arguments (0-d CPU tensors may join any device)
-    device = None
-    first = None
-    wants_grad = False
-    mixed = False
+    # One pass over the operands gathers their raw arrays, their common device (0-d CPU tensors
+    # may join any device), whether one wants grad, and whether promotion has its common case:
+    # tensors of one dtype beside Python floats/ints only. (One loop, not three: the tiny-op
+    # loop of issue 22 counted ~2k instructions an op in the separate passes.)
+    arrays = []
+    device = dtype = None
+    wants_grad = mixed = numbers = False
+    uniform = True
     for x in args:
         if isinstance(x, Tensor):
-            wants_grad = wants_grad or x._requires_grad
+            arrays.append(x._data)
+            if x._requires_grad:
+                wants_grad = True
             if device is None:
                 device = x._device
-                first = x
-            elif x._device is not device:
-                mixed = True
+                dtype = x._dtype
+            else:
+                if x._device is not device:
+                    mixed = True
+                if x._dtype is not dtype:
+                    uniform = False
+        else:
+            arrays.append(x)
+            if type(x) is float or type(x) is int:
+                numbers = True
+            else:
+                uniform = False
     if device is None:
         raise TypeError(f"{op.name}(): expected at least one Tensor argument")
     if mixed:
         device, args = _settle_devices(args)
-        first = next(x for x in args if isinstance(x, Tensor))
+        arrays = [x._data if isinstance(x, Tensor) else x for x in args]
     xp = np if device.type == "cpu" else namespace(device)
 
     # promotion and the kernel on raw arrays
     promote = op.promote
     if promote == "none":
-        arrays = [x._data if isinstance(x, Tensor) else x for x in args]
         out_np = None
     elif promote == "same":
-        arrays = [x._data if isinstance(x, Tensor) else x for x in args]
-        out_np = first._data.dtype
+        out_np = dtype.np
+    elif uniform and dtype.category >= dt.FLOATING:  # no cast, no promotion lookup
+        if numbers:
+            scalar = dtype.np.type
+            arrays = [scalar(a) if type(a) is float or type(a) is int else a for a in arrays]
+        out_np = _BOOL_NP if promote == "compare" else dtype.np
     else:
-        arrays, out_np = _promoted_arrays(promote, args)
+        compute, out_dtype = _promotion(promote, args)
+        arrays = _as_arrays(args, compute.np)
+        out_np = out_dtype.np
     if op.writes:
         arrays[0] = arrays[0].copy()
     try:
-        result = op.kernel(xp, *arrays, **attrs)
+        # (without attributes, no keyword dict to copy: ~0.3k instructions an op)
+        result = op.kernel(xp, *arrays, **attrs) if attrs else op.kernel(xp, *arrays)
     except ValueError as e:
         raise _explain(e, args) from None
     except RuntimeWarning:  # an inf or nan, with warnings as errors: torch is silent
@@ -91,16 +112,19 @@ def call(op, *args, **attrs):
         xp = np if device.type == "cpu" else namespace(device)
 
     # wrap: NumPy hands back scalars for 0-d results, and its dtype choices are not torch's
-    if type(result) is tuple:
-        outputs = tuple(_wrap(r, out_np, device, xp) for r in result)
-    else:
-        outputs = (_wrap(result, out_np, device, xp),)
-
+    if type(result) is not tuple:  # one result (nearly every op): no tuple of outputs
+        out = _wrap(result, out_np, device, xp)
+        if op.view:
+            _mark_views(op, args[0], attrs, (out,))
+        if wants_grad and op.rule is not None and _grad.grad_enabled:
+            record_one(op, args, attrs, out)
+        return out
+    outputs = tuple(_wrap(r, out_np, device, xp) for r in result)
     if op.view:
         _mark_views(op, args[0], attrs, outputs)
-    if wants_grad and _grad.grad_enabled and op.rule is not None:
-        record(op, args, attrs, outputs, type(result) is tuple)
-    return outputs if type(result) is tuple else outputs[0]
+    if wants_grad and op.rule is not None and _grad.grad_enabled:
+        record(op, args, attrs, outputs, True)
+    return outputs
 
 
 def autocast_args(name, *tensors):
@@ -229,33 +253,6 @@ def quietly(fn, *args, **kwargs):
     """fn(...) with NumPy's floating-point warnings off (torch returns inf and nan silently)."""
     with np.errstate(all="ignore"):
         return fn(*args, **kwargs)
-
-
-def _promoted_arrays(kind, args):
-    """The raw operands in the compute dtype (Python numbers as NumPy scalars of that dtype),
-    and the output's NumPy dtype.
-
-    Fast path first: floating (or complex) tensors of one dtype, possibly with Python
-    floats/ints -- the overwhelmingly common case -- need no cast and no promotion lookup."""
-    dtype = None
-    for x in args:
-        if isinstance(x, Tensor):
-            if dtype is None:
-                dtype = x._dtype
-            elif x._dtype is not dtype:
-                break
-        elif type(x) is not float and type(x) is not int:
-            break
-    else:
-        if dtype is not None and dtype.category >= dt.FLOATING:
-            scalar = dtype.np.type
-            arrays = [x._data if isinstance(x, Tensor) else scalar(x) for x in args]
-            return arrays, (_BOOL_NP if kind == "compare" else dtype.np)
-    compute, out_dtype = _promotion(kind, args)
-    return _as_arrays(args, compute.np), out_dtype.np
-
-
-_BOOL_NP = dt.bool.np
 
 
 def _promotion(kind, args):

@@ -424,6 +424,13 @@ def _expand_kernel(xp, a, *, shape):
     if a.shape == shape:
         return a[...]
     strides = _expand_strides(a.shape, a.strides, shape)
+    if a.ndim == 0 and xp.__name__ == "numpy":
+        # the backward of every whole-tensor reduction: the view made directly, where
+        # np.broadcast_to builds an iterator in Python (callgrind: 7.7k against 25k
+        # instructions, a third of a tiny sum's backward; issue 22)
+        out = xp.ndarray(shape, a.dtype, a, 0, strides)
+        out.flags.writeable = False  # elements share memory: torch refuses writes
+        return out
     out = xp.broadcast_to(a, shape)  # read-only: elements share memory (torch refuses writes)
     if out.strides == strides:
         return out
