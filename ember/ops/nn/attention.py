@@ -21,10 +21,9 @@ import warnings
 
 from ... import _dtype as dt
 from ..._functorch import batch_rules
-from ..._parallel import row_split
 from ...autograd.forward_ad import rules_must_differentiate
 from .._op import op
-from .activation import _softmax_backward, _sum_along
+from .activation import _by_rows, _softmax_backward, _sum_along
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -32,16 +31,28 @@ CHUNK_BYTES = 64 * 2**20  # above this, scores are computed one block of query r
 
 
 @op("same", name="safe_softmax", node_name="SafeSoftmaxBackward0")
-@row_split()
-def _safe_softmax(xp, a, hide):
-    """softmax over the last dim of `a` with the positions where the bool `hide` (which
-    broadcasts) is True set to -inf first; a row that is entirely -inf (fully masked) gives
-    zeros. Masking here rather than by masked_fill saves that op's backward pass: the
-    softmax's gradient is already 0 where its output is. Like softmax's kernel, it runs in
-    row blocks on the thread pool with its sums as matrix-vector products."""
-    if a.shape[-1] == 0:
-        return a.copy()
-    e = a.copy() if hide is None else xp.where(hide, -xp.inf, a).astype(a.dtype, copy=False)
+def _safe_softmax(xp, a, hide, *, scale=1.0):
+    """softmax over the last dim of `a * scale` with the positions where the bool `hide`
+    (which broadcasts) is True set to -inf first; a row that is entirely -inf (fully masked)
+    gives zeros. Masking here rather than by masked_fill saves that op's backward pass: the
+    softmax's gradient is already 0 where its output is. Scaling here rather than the query
+    spares attention a scaled copy of the query, which its product would keep for backward
+    (GPT: 2 MiB a layer). Like softmax's kernel, it writes one new array, in row blocks on
+    the thread pool, with its sums as matrix-vector products."""
+    shape = a.shape if hide is None else xp.broadcast(a, hide).shape
+    if a.shape != shape:
+        a = xp.broadcast_to(a, shape)
+    out = xp.empty(shape, a.dtype)
+    if shape[-1] == 0:
+        return out
+    return _by_rows(_safe_softmax_into, xp, (out,), a, hide, scale=scale)[0]
+
+
+def _safe_softmax_into(xp, outs, a, hide, *, scale):
+    (e,) = outs
+    xp.multiply(a, scale, out=e)
+    if hide is not None:
+        xp.copyto(e, -xp.inf, where=hide)  # half the time of where(hide, -inf, a)
     top = e.max(axis=-1, keepdims=True)
     top[top == -xp.inf] = 0  # keeps exp(-inf - top) = 0 instead of nan for masked rows
     e -= top
@@ -49,15 +60,16 @@ def _safe_softmax(xp, a, hide):
     total = _sum_along(xp, e, e.ndim - 1)
     total[total == 0] = 1
     e *= 1 / total
-    return e
 
 
 @_safe_softmax.grad
-def _safe_softmax(g, out):
+def _safe_softmax(g, out, scale):
     # softmax's gradient, which gives fully masked rows (out = 0) a zero gradient as it is
     if rules_must_differentiate():
-        return out * (g - (g * out).sum(-1, keepdim=True)), None
-    return _softmax_backward(g, out, dim=out.ndim - 1), None
+        grad = out * (g - (g * out).sum(-1, keepdim=True))
+        return (grad if scale == 1 else grad * scale), None
+    grad = _softmax_backward(g, out, dim=out.ndim - 1)
+    return (grad if scale == 1 else grad.mul_(scale)), None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -98,13 +110,14 @@ def _attend(query, key, value, hide, add, causal, scale, dropout_p, first_row):
     """Attention for query rows [first_row, first_row + L) of the full problem."""
     from ... import ones
 
-    scores = (query * scale) @ key.mT
-    if causal:  # key j is hidden from query row r when j > r
-        rows, cols = scores.shape[-2:]
-        hide = ones((rows, cols), dtype=dt.bool, device=scores.device).triu(first_row + 1)
     if add is not None:  # (never together with hide: a bool mask or causal gives hide)
-        scores = scores + add
-    weights = _safe_softmax(scores, hide)
+        weights = _safe_softmax((query * scale) @ key.mT + add, None)
+    else:  # the softmax scales the scores
+        scores = query @ key.mT
+        if causal:  # key j is hidden from query row r when j > r
+            rows, cols = scores.shape[-2:]
+            hide = ones((rows, cols), dtype=dt.bool, device=scores.device).triu(first_row + 1)
+        weights = _safe_softmax(scores, hide, scale=scale)
     if dropout_p > 0:
         from .dropout import dropout
 

@@ -40,12 +40,13 @@ import numpy as np  # np.errstate only: an empty normalized shape gives nan sile
 
 from ... import _dtype as dt
 from ..._functorch import batch_rules
-from ..._parallel import blocks, parallel_map, row_split
+from ..._parallel import blocks, parallel_map
 from ..._tensor import Size
 from ...autograd import grad_mode
 from ...autograd.forward_ad import rules_must_differentiate
 from .._op import export, op
 from ..shape import cat
+from .activation import _by_rows
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
            "local_response_norm"]
@@ -140,16 +141,33 @@ def _input_grad(gh, xhat, rstd, axes):
 
 
 @op("none", name="layer_norm", node_name="NativeLayerNormBackward0")
-@row_split(lambda a, ndim, eps: ndim < a.ndim)
 def _layer_norm(xp, a, weight, bias, *, ndim, eps):
-    x = _floating("LayerNormKernelImpl", xp, a)
-    y, rstd = _centered(xp, _rows(x, ndim), eps)
+    """(x - mean) * rstd * weight + bias, written into one new array in place (in row blocks
+    on the thread pool when large; see activation._by_rows for why not _parallel.row_split)."""
+    x = _rows(_floating("LayerNormKernelImpl", xp, a), ndim)
+    out = xp.empty(x.shape, x.dtype)
+    w = None if weight is None else weight.reshape(-1)
+    b = None if bias is None else bias.reshape(-1)
+    _by_rows(_layer_norm_into, xp, (out,), x, w, b, split=ndim < a.ndim, eps=eps)
+    return out.reshape(a.shape).astype(a.dtype, copy=False)
+
+
+def _layer_norm_into(xp, outs, x, w, b, *, eps):
+    (y,) = outs
+    rstd = _centered_into(xp, x, eps, y)
     y *= rstd
-    if weight is not None:
-        y *= weight.reshape(-1)
-    if bias is not None:
-        y += bias.reshape(-1)
-    return y.reshape(a.shape).astype(a.dtype, copy=False)
+    if w is not None:
+        y *= w
+    if b is not None:
+        y += b
+
+
+def _centered_into(xp, x, eps, out):
+    """_centered, the centered values written into `out`; returns rstd."""
+    n = x.shape[-1]
+    with np.errstate(all="ignore"):  # n = 0: nan, as torch gives
+        xp.subtract(x, (x.sum(axis=-1) / n)[..., None], out=out)
+        return (1 / xp.sqrt(_dots(xp, out, out) / n + eps))[..., None]
 
 
 @_layer_norm.grad
@@ -194,16 +212,18 @@ def _layer_norm_backward(xp, g, a, weight, *, ndim, eps, needs):
 
 def _layer_norm_backward_rows(xp, g, x, w, eps, needs, out):
     """A block of rows: dx written into `out` (when wanted), and this block's sums for
-    (dweight, dbias)."""
-    xhat, rstd = _centered(xp, x, eps)
+    (dweight, dbias). xhat is built in `out` itself and turned into dx in place, so that a
+    block allocates at most g * weight."""
+    xhat = xp.empty(x.shape, x.dtype) if out is None else out
+    rstd = _centered_into(xp, x, eps, xhat)
     xhat *= rstd
     n = xhat.shape[1]
     grad_w = xp.einsum("rn,rn->n", g, xhat) if needs[1] else None
     grad_b = xp.ones(g.shape[0], g.dtype) @ g if needs[2] else None
     if out is not None:
         gh = g * w if w is not None else g
-        xhat *= (_dots(xp, gh, xhat) / n)[:, None]
-        xp.subtract(gh, xhat, out=out)
+        xhat *= (_dots(xp, gh, xhat) / -n)[:, None]
+        out += gh                 # gh - xhat * mean(gh xhat)
         out -= (_sums(xp, gh) / n)[:, None]
         out *= rstd
     return grad_w, grad_b
