@@ -44,7 +44,7 @@ import numpy as np  # np.errstate (torch gives inf/nan silently where NumPy warn
 
 from ... import _dtype as dt
 from ..._functorch import batch_rules
-from ..._parallel import blocks, parallel_map, row_split
+from ..._parallel import blocks, parallel_map
 from ..._utils import wrap_dim
 from ...autograd.forward_ad import rules_must_differentiate
 from .._op import ELEMENTWISE, REGISTRY, defop, export, op
@@ -798,13 +798,19 @@ def _softmax_backward_into(xp, outs, g, y, *, dim):
 
 @op("same", name="log_softmax", node_name="LogSoftmaxBackward0")
 @_along
-@row_split(lambda a, dim: dim != 0)
 @_quiet
 def _log_softmax(xp, a, *, dim):
+    """x - max - log(sum(exp(x - max))), written into one new array (in row blocks on the
+    thread pool for a large input whose `dim` is not 0)."""
     x = _floating("log_softmax_lastdim_kernel_impl", xp, a)
-    shifted = x - x.max(axis=dim, keepdims=True)
+    out = xp.empty(x.shape, x.dtype)
+    return _by_rows(_log_softmax_into, xp, (out,), x, split=dim != 0, dim=dim)[0]
+
+
+def _log_softmax_into(xp, outs, x, *, dim):
+    (shifted,) = outs
+    xp.subtract(x, x.max(axis=dim, keepdims=True), out=shifted)
     shifted -= xp.log(_sum_along(xp, xp.exp(shifted), dim))
-    return shifted
 
 
 @_log_softmax.grad
@@ -817,15 +823,22 @@ def _log_softmax(g, out, dim):
 
 @op("same", name="log_softmax_backward")
 @_along
-@row_split(lambda a, dim: dim != 0)
 @_quiet
 def _log_softmax_backward(xp, g, y, *, dim):
-    """g - exp(y) * sum(g)."""
+    """g - exp(y) * sum(g). g and y may broadcast against each other (batch_rules.aligned
+    lines them up); row blocks are cut only where g has the result's shape."""
     y = _floating("log_softmax_backward_data", xp, y)
     g = _widened(xp, g, y)
-    dx = xp.exp(y)
+    dx = xp.empty(np.broadcast_shapes(g.shape, y.shape), y.dtype)
+    return _by_rows(_log_softmax_backward_into, xp, (dx,), g, y,
+                    split=dim != 0 and g.shape == dx.shape, dim=dim)[0]
+
+
+def _log_softmax_backward_into(xp, outs, g, y, *, dim):
+    (dx,) = outs
+    xp.exp(y, out=dx)
     dx *= _sum_along(xp, g, dim)
-    return xp.subtract(g, dx, out=dx)
+    xp.subtract(g, dx, out=dx)
 
 
 def _float32_if_half(*tensors):
