@@ -1,4 +1,4 @@
-"""The GPT kernels that write their results in row blocks (`activation._by_rows`): gelu (both
+"""The GPT kernels that write their results in row blocks (`_parallel.by_rows`): gelu (both
 forms) and its backward, softmax and log_softmax and their backward, layer norm forward and
 backward, and attention's masked, scaled softmax. Each is run split into row blocks on the
 thread pool and as one block, the two compared, and both compared with torch (values and
@@ -10,8 +10,8 @@ import pytest
 
 import ember
 from ember import _parallel
+from ember._parallel import by_rows
 from ember.ops.nn import activation
-from ember.ops.nn.activation import _by_rows
 
 from .oracle import assert_close, check
 
@@ -103,14 +103,14 @@ def test_by_rows_writes_the_callers_arrays(monkeypatch):
     threads = ember.get_num_threads()
     ember.set_num_threads(2)
     try:
-        result = _by_rows(kernel, np, (out,), a, mask, None)
+        result = by_rows(kernel, np, (out,), a, mask, None)
     finally:
         ember.set_num_threads(threads)
     assert result[0] is out
     np.testing.assert_array_equal(out, a + mask)
     assert sorted(seen) == [(3, 1, None), (3, 1, None)]
     seen.clear()
-    _by_rows(kernel, np, (out,), a, mask, None, split=False)
+    by_rows(kernel, np, (out,), a, mask, None, split=False)
     assert seen == [(6, 1, None)]
 
 

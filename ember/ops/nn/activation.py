@@ -44,7 +44,7 @@ import numpy as np  # np.errstate (torch gives inf/nan silently where NumPy warn
 
 from ... import _dtype as dt
 from ..._functorch import batch_rules
-from ..._parallel import blocks, parallel_map
+from ..._parallel import by_rows
 from ..._utils import wrap_dim
 from ...autograd.forward_ad import rules_must_differentiate
 from .._op import ELEMENTWISE, REGISTRY, defop, export, op
@@ -190,32 +190,6 @@ def _erf_of_scaled32(xp, x, u, out):
         out += c
     out *= x
     return xp.tanh(out, out=out)
-
-
-def _by_rows(kernel, xp, outs, *arrays, split=True, **attrs):
-    """Run `kernel(xp, outs, *arrays, **attrs)`, which writes its results into the arrays
-    `outs` (row i of each from row i of the inputs along dim 0), and return `outs`. Large
-    NumPy inputs are cut into one row block per thread (`_parallel.blocks`); an input with
-    as many dims as the first and as many rows is cut alike, any other (a broadcast weight
-    or mask, None) goes to every block whole. `split=False`: rows are not independent.
-
-    Unlike `_parallel.row_split`, the results are allocated by the calling thread and the
-    blocks write into them with `out=`: results that a pool thread allocated stay in its own
-    malloc arena, which the main thread's allocations cannot reuse once they are freed (GPT
-    training at 2 threads peaked 48-56 MiB higher with row_split's blocks than with none)."""
-    first = arrays[0]
-    parts = blocks(first.shape[0], first) if split and first.ndim else (None,)
-    if len(parts) == 1:
-        kernel(xp, outs, *arrays, **attrs)
-        return outs
-    rows_total = first.shape[0]
-
-    def block(rows):
-        kernel(xp, tuple(o[rows] for o in outs),
-               *(a[rows] if a is not None and a.ndim == first.ndim and a.shape[0] == rows_total
-                 else a for a in arrays), **attrs)
-    parallel_map(block, parts)
-    return outs
 
 
 # ----------------------------------------------------------------------------------------------
@@ -541,7 +515,7 @@ def _gelu_kernel(xp, a, *, approximate):
     the thread pool for large inputs: no temporary arrays at all."""
     x = _floating("GeluKernelImpl", xp, a)
     outs = (xp.empty(x.shape, x.dtype), xp.empty(x.shape, x.dtype))
-    return _by_rows(_gelu_into, xp, outs, x, approximate=approximate)
+    return by_rows(_gelu_into, xp, outs, x, approximate=approximate)
 
 
 def _gelu_into(xp, outs, x, *, approximate):
@@ -580,7 +554,7 @@ def _gelu_backward_kernel(xp, g, a, s, *, approximate):
     if s.dtype != x.dtype:
         s = _gelu_kernel(xp, x, approximate=approximate)[1]
     out = xp.empty(x.shape, x.dtype)
-    return _by_rows(_gelu_backward_into, xp, (out,), g, x, s, approximate=approximate)[0]
+    return by_rows(_gelu_backward_into, xp, (out,), g, x, s, approximate=approximate)[0]
 
 
 def _gelu_backward_into(xp, outs, g, x, s, *, approximate):
@@ -762,7 +736,7 @@ def _softmax(xp, a, *, dim):
     a large input whose `dim` is not 0)."""
     x = _floating("softmax_lastdim_kernel_impl", xp, a)
     out = xp.empty(x.shape, x.dtype)
-    return _by_rows(_softmax_into, xp, (out,), x, split=dim != 0, dim=dim)[0]
+    return by_rows(_softmax_into, xp, (out,), x, split=dim != 0, dim=dim)[0]
 
 
 def _softmax_into(xp, outs, x, *, dim):
@@ -787,7 +761,7 @@ def _softmax_backward(xp, g, y, *, dim):
     y = _floating("softmax_backward_data", xp, y)
     g = _widened(xp, g, y)
     out = xp.empty(y.shape, y.dtype)
-    return _by_rows(_softmax_backward_into, xp, (out,), g, y, split=dim != 0, dim=dim)[0]
+    return by_rows(_softmax_backward_into, xp, (out,), g, y, split=dim != 0, dim=dim)[0]
 
 
 def _softmax_backward_into(xp, outs, g, y, *, dim):
@@ -804,7 +778,7 @@ def _log_softmax(xp, a, *, dim):
     thread pool for a large input whose `dim` is not 0)."""
     x = _floating("log_softmax_lastdim_kernel_impl", xp, a)
     out = xp.empty(x.shape, x.dtype)
-    return _by_rows(_log_softmax_into, xp, (out,), x, split=dim != 0, dim=dim)[0]
+    return by_rows(_log_softmax_into, xp, (out,), x, split=dim != 0, dim=dim)[0]
 
 
 def _log_softmax_into(xp, outs, x, *, dim):
@@ -830,7 +804,7 @@ def _log_softmax_backward(xp, g, y, *, dim):
     y = _floating("log_softmax_backward_data", xp, y)
     g = _widened(xp, g, y)
     dx = xp.empty(np.broadcast_shapes(g.shape, y.shape), y.dtype)
-    return _by_rows(_log_softmax_backward_into, xp, (dx,), g, y,
+    return by_rows(_log_softmax_backward_into, xp, (dx,), g, y,
                     split=dim != 0 and g.shape == dx.shape, dim=dim)[0]
 
 

@@ -21,9 +21,10 @@ import warnings
 
 from ... import _dtype as dt
 from ..._functorch import batch_rules
+from ..._parallel import by_rows
 from ...autograd.forward_ad import rules_must_differentiate
 from .._op import op
-from .activation import _by_rows, _softmax_backward, _sum_along
+from .activation import _softmax_backward, _sum_along
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
@@ -45,7 +46,7 @@ def _safe_softmax(xp, a, hide, *, scale=1.0):
     out = xp.empty(shape, a.dtype)
     if shape[-1] == 0:
         return out
-    return _by_rows(_safe_softmax_into, xp, (out,), a, hide, scale=scale)[0]
+    return by_rows(_safe_softmax_into, xp, (out,), a, hide, scale=scale)[0]
 
 
 def _safe_softmax_into(xp, outs, a, hide, *, scale):

@@ -40,13 +40,12 @@ import numpy as np  # np.errstate only: an empty normalized shape gives nan sile
 
 from ... import _dtype as dt
 from ..._functorch import batch_rules
-from ..._parallel import blocks, parallel_map
+from ..._parallel import blocks, by_rows, parallel_map
 from ..._tensor import Size
 from ...autograd import grad_mode
 from ...autograd.forward_ad import rules_must_differentiate
 from .._op import export, op
 from ..shape import cat
-from .activation import _by_rows
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
            "local_response_norm"]
@@ -143,12 +142,12 @@ def _input_grad(gh, xhat, rstd, axes):
 @op("none", name="layer_norm", node_name="NativeLayerNormBackward0")
 def _layer_norm(xp, a, weight, bias, *, ndim, eps):
     """(x - mean) * rstd * weight + bias, written into one new array in place (in row blocks
-    on the thread pool when large; see activation._by_rows for why not _parallel.row_split)."""
+    on the thread pool when large; see _parallel.by_rows for why not row_split)."""
     x = _rows(_floating("LayerNormKernelImpl", xp, a), ndim)
     out = xp.empty(x.shape, x.dtype)
     w = None if weight is None else weight.reshape(-1)
     b = None if bias is None else bias.reshape(-1)
-    _by_rows(_layer_norm_into, xp, (out,), x, w, b, split=ndim < a.ndim, eps=eps)
+    by_rows(_layer_norm_into, xp, (out,), x, w, b, split=ndim < a.ndim, eps=eps)
     return out.reshape(a.shape).astype(a.dtype, copy=False)
 
 
