@@ -112,6 +112,15 @@ def test_winograd_on_threads_matches_one_thread():
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * np.abs(want).max())
 
 
+def test_winograd_weight_grad_is_an_array_of_its_own():
+    """Not a view of a larger array: the engine then hands it to the weight as .grad without
+    a copy (a view it must copy)."""
+    x, w, _ = _arrays(2, 64, 64, 6, 6)
+    dy = rng.standard_normal((2, 64, 6, 6)).astype(np.float32)
+    dw = conv_ops._winograd_weight_grad(np, x, dy, ((1, 1), (1, 1)))
+    assert dw.base is None and dw.shape == w.shape and dw.flags.c_contiguous
+
+
 @pytest.mark.parametrize("kwargs", [dict(stride=2, padding=1), dict(dilation=2, padding=2),
                                     dict(groups=2, padding=1), dict(padding=3)])
 def test_outside_winograd_falls_back(kwargs):
