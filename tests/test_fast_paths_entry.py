@@ -162,3 +162,20 @@ def test_wrapper_without_keywords_is_the_keyword_call():
                                   ember.transpose(input=x, dim0=0, dim1=1).numpy())
     with pytest.raises(TypeError):
         ember.sum()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dims,keepdim",
+                         [((0, 1), False), ((0,), True), ((1,), False), ((), False)])
+def test_small_float_sum_kernel_matches_the_general_path(dtype, dims, keepdim):
+    """Small float32/float64 sums skip the dtype work; an explicit dtype takes the general
+    path, which must give the same array (values, dtype, shape)."""
+    a = np.random.default_rng(1).standard_normal((3, 5)).astype(dtype)
+    assert a.size < reduce_ops._BLAS_SUM_MIN
+    fast = reduce_ops._sum_kernel(np, a, dims=dims, keepdim=keepdim, dtype=None)
+    plain = reduce_ops._sum_kernel(np, a, dims=dims, keepdim=keepdim,
+                                   dtype=getattr(ember, dtype))
+    assert np.asarray(fast).dtype == np.asarray(plain).dtype == a.dtype
+    np.testing.assert_array_equal(fast, plain)
+    e, t = _pair(dtype, (3, 5))
+    _same(e.sum(dims, keepdim) if dims else e.sum(), t.sum(dims, keepdim) if dims else t.sum())

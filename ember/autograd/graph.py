@@ -394,7 +394,13 @@ def _save(op, args, attrs, outputs):
         if kind == "input":
             x = args[detail]
             if isinstance(x, Tensor):  # save_tensor, inlined: the most common saved value
-                x = _pack(x) if _saved_hooks else (x, x._vc.value)
+                if _saved_hooks:
+                    x = _pack(x)
+                else:
+                    try:  # the counter's slot, not the `_vc` property: ~0.6k instructions less
+                        x = (x, x._counter.value)
+                    except AttributeError:  # no counter yet (the property makes one)
+                        x = (x, x._vc.value)
             saved.append(x)
         elif kind == "attr":
             saved.append(attrs[detail] if detail in attrs else op.attr_defaults[detail])
@@ -471,7 +477,12 @@ def _edges(op, args):
     for x in args:
         if isinstance(x, Tensor) and x._requires_grad:
             fn = x._grad_fn if x._base is None else x.grad_fn  # a view may re-derive its node
-            edges.append((accumulator(x), 0) if fn is None else (fn, x._output_nr))
+            if fn is None:  # a leaf: its AccumulateGrad node, alive while a graph uses it
+                ref = x._grad_acc  # (`accumulator` inlined: ~0.5k instructions an input)
+                fn = ref() if ref is not None else None
+                edges.append((fn if fn is not None else accumulator(x), 0))
+            else:
+                edges.append((fn, x._output_nr))
             meta.append((x._data.shape, x._dtype))
         else:
             edges.append(_NO_EDGE)

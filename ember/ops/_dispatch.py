@@ -35,6 +35,7 @@ _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING, complex:
                     np.complex64: dt.COMPLEX}
 _promotions = {}  # (kind, operand signature) -> (compute dtype, output dtype)
 _BOOL_NP = dt.bool.np
+_NDARRAY = np.ndarray
 dt.DEFAULT_DTYPE_CACHES.append(_promotions)  # entries depend on the default float dtype
 _observer = None  # the innermost of `_observers`, or None (the one test on the hot path)
 _observers = []   # profilers, FLOP counters (autograd/_instrument.py), transforms (_functorch)
@@ -113,7 +114,10 @@ def call(op, *args, **attrs):
 
     # wrap: NumPy hands back scalars for 0-d results, and its dtype choices are not torch's
     if type(result) is not tuple:  # one result (nearly every op): no tuple of outputs
-        out = _wrap(result, out_np, device, xp)
+        if type(result) is _NDARRAY and result.dtype is out_np:  # _wrap's common case, inline
+            out = _make(result, False, None, 0, device)
+        else:
+            out = _wrap(result, out_np, device, xp)
         if op.view:
             _mark_views(op, args[0], attrs, (out,))
         if wants_grad and op.rule is not None and _grad.grad_enabled:
