@@ -64,7 +64,7 @@ def parallel_map(fn, items):
 
     Every thread, the calling one included, takes the next item as soon as it is free: a
     thread that started late or ran slow (the cores are shared) then takes fewer. Dealt out
-    in fixed runs instead, one run per thread, ResNet's convolution chunks spent ~15% of
+    in fixed runs instead, one run per thread, ResNet's convolution chunks spent 11-18% of
     their time with one thread idle, waiting for the other to finish its run. (Handing each
     item to the pool as a future of its own costs ~0.1 ms an item, which for 32 chunks of
     ~1 ms was a quarter of their time; taking from a shared list costs a lock.) Called from
@@ -78,7 +78,7 @@ def parallel_map(fn, items):
         _pool = ThreadPoolExecutor(_threads - 1, thread_name_prefix="ember",
                                    initializer=_mark_worker)
     results = [None] * len(items)
-    take = _Queue(len(items))
+    take = _Indices(len(items))
 
     def work():
         i = take()
@@ -102,7 +102,7 @@ def parallel_map(fn, items):
         _blas_restore()
 
 
-class _Queue:
+class _Indices:
     """The indices 0..count-1, handed out once each, in order, to whichever thread asks."""
 
     __slots__ = ("_next", "_count", "_lock")
