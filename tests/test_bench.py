@@ -84,12 +84,17 @@ def test_no_workload_computes_in_float64(monkeypatch):
     from ember.ops import _dispatch
 
     seen = {}
-    wrap = _dispatch._wrap
+    wrap, make_tensor = _dispatch._wrap, _dispatch._make
 
-    def recording_wrap(r, out_np, device, xp):
+    def recording_wrap(r, out_np, device, xp):  # results that dispatch casts or converts
         seen.setdefault(np.asarray(r).dtype, set()).add(current)
         return wrap(r, out_np, device, xp)
+
+    def recording_make(data, *args):  # results wrapped as they came
+        seen.setdefault(data.dtype, set()).add(current)
+        return make_tensor(data, *args)
     monkeypatch.setattr(_dispatch, "_wrap", recording_wrap)
+    monkeypatch.setattr(_dispatch, "_make", recording_make)
     for current, make in WORKLOADS.items():
         make(ember)()
     assert np.dtype(np.float64) not in seen, sorted(seen.get(np.dtype(np.float64), ()))

@@ -6,8 +6,14 @@ forms.
 - `record_one` (nodes made without calling the class) against `Node.__init__` through the class;
 - a node's `metadata` and a tensor's version counter, both made on first use;
 - the saved-input unpacking shortcut, the two-operand `needs_input_grad` table;
-- the whole-tensor sum through `np.add.reduce`, and the 0-d expand made as an ndarray directly.
+- the whole-tensor sum through `np.add.reduce`, and the 0-d expand made as an ndarray directly;
+- `call_unary` / `call_binary` (elementwise ops and sums of floating CPU tensors, without the
+  generic passes of `call`) against `call` itself: results, dtypes, nodes, gradients, errors,
+  and every case they hand to `call`.
 """
+import re
+import warnings
+
 import numpy as np
 import pytest
 
@@ -143,3 +149,129 @@ def test_tiny_loop_matches_torch():
     with ember.no_grad():
         assert not (ea * eb + ea).sum().requires_grad
     assert dt.float32 is ec.dtype
+
+
+# ----------------------------------------------------------------------------------------------
+# call_unary / call_binary against call
+
+from ember.ops import pointwise  # noqa: E402
+from ember.ops._op import REGISTRY  # noqa: E402
+
+UNARY = ["exp", "neg", "tanh", "sigmoid", "abs", "sqrt", "relu"]
+BINARY = ["add", "sub", "mul", "div", "maximum", "eq", "lt", "atan2"]
+FAST_DTYPES = [ember.float16, ember.bfloat16, ember.float32, ember.float64, ember.complex64]
+
+
+def _operands(dtype, shape, seed, requires_grad=False):
+    values = np.random.default_rng(seed).uniform(0.5, 2.0, shape)
+    return ember.tensor(values, dtype=dtype, requires_grad=requires_grad)
+
+
+def _both_ways(fast, plain):
+    """Run the fast entry and `call` on the same operands: the same result, or the same error."""
+    try:
+        want = plain()
+    except Exception as e:  # noqa: BLE001  (whatever call raises, the fast entry must too)
+        with pytest.raises(type(e), match=re.escape(str(e))):
+            fast()
+        return None, None
+    got = fast()
+    assert type(got) is type(want) and got.dtype is want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    assert got.requires_grad == want.requires_grad
+    assert type(got.grad_fn) is type(want.grad_fn)
+    return got, want
+
+
+@pytest.mark.parametrize("dtype", FAST_DTYPES + [ember.int32, ember.bool])
+@pytest.mark.parametrize("name", UNARY)
+def test_call_unary_matches_call(name, dtype):
+    op = REGISTRY[name]
+    x = _operands(dtype, (2, 3), 0)
+    _both_ways(lambda: _dispatch.call_unary(op, x), lambda: _dispatch.call(op, x))
+
+
+@pytest.mark.parametrize("dtype", FAST_DTYPES + [ember.int64])
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("other", ["same", "row", "0-d", "int", "float", "bool", "float64",
+                                   "int32"])
+def test_call_binary_matches_call(name, dtype, other):
+    op = REGISTRY[name]
+    x = _operands(dtype, (2, 3), 0)
+    y = {"same": lambda: _operands(dtype, (2, 3), 1), "row": lambda: _operands(dtype, (3,), 1),
+         "0-d": lambda: _operands(dtype, (), 1), "int": lambda: 3, "float": lambda: 0.75,
+         "bool": lambda: True, "float64": lambda: _operands(ember.float64, (2, 3), 1),
+         "int32": lambda: _operands(ember.int32, (2, 3), 1)}[other]()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        _both_ways(lambda: _dispatch.call_binary(op, x, y), lambda: _dispatch.call(op, x, y))
+
+
+@pytest.mark.parametrize("name", ["mul", "div", "sub", "atan2"])
+def test_call_binary_records_the_node_call_records(name):
+    op = REGISTRY[name]
+    grads = []
+    for entry in (_dispatch.call_binary, _dispatch.call):
+        a = _operands(ember.float64, (2, 3), 0, requires_grad=True)
+        b = _operands(ember.float64, (3,), 1, requires_grad=True)
+        out = entry(op, a, b)
+        assert out.grad_fn.name() == f"{name.capitalize()}Backward0"
+        out.sum().backward()
+        grads.append((a.grad.numpy(), b.grad.numpy()))
+        scaled = entry(op, a, 2.5)
+        scaled.sum().backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_array_equal(grads[0][0], grads[2][0])
+    np.testing.assert_array_equal(grads[0][1], grads[2][1])
+    np.testing.assert_array_equal(grads[1], grads[3])
+    with ember.no_grad():
+        assert not _dispatch.call_binary(REGISTRY[name], a, b).requires_grad
+
+
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (None, True), (1, False), ((0, 1), True)])
+@pytest.mark.parametrize("dtype", [ember.float32, ember.float64, ember.bfloat16, ember.int64,
+                                   ember.bool])
+def test_sums_through_call_unary_match_call(dtype, dim, keepdim):
+    x = _operands(dtype, (2, 3), 0, requires_grad=dtype.is_floating_point)
+    op = reduce_ops._sum if dim is None else reduce_ops._sum_dim
+    dims = reduce_ops._reduce_dims(dim, 2)
+    got, want = _both_ways(lambda: ember.sum(x, dim, keepdim),
+                           lambda: _dispatch.call(op, x, dims=dims, keepdim=keepdim, dtype=None))
+    assert got._data.ndim == want._data.ndim and type(got._data) is np.ndarray
+    if dtype.is_floating_point:
+        got.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3), dtype=x.grad.numpy().dtype))
+
+
+def test_the_fast_entries_hand_other_cases_to_call():
+    """Observers (vmap, the profiler), autocast, parameters, numbers first: all still right."""
+    x = _operands(ember.float32, (4, 3), 0)
+    doubled = ember.func.vmap(lambda row: row * 2.0 + row.exp())(x)
+    np.testing.assert_allclose(doubled.numpy(), x.numpy() * 2 + np.exp(x.numpy()), rtol=1e-6)
+    with ember.autocast("cpu", dtype=ember.bfloat16):
+        assert (x * x).dtype is ember.float32  # mul is not on autocast's list: unchanged
+        assert ember.mm(x, x.t()).dtype is ember.bfloat16
+    w = ember.nn.Parameter(_operands(ember.float32, (3,), 1))
+    assert (x * w).grad_fn.name() == "MulBackward0" and (w * 2).grad_fn.name() == "MulBackward0"
+    assert ember.add(2, x).dtype is ember.float32
+    with pytest.raises(TypeError, match="must be Tensor, not int"):
+        ember.exp(3)
+
+
+def test_the_fast_entries_keep_calls_errors_and_silence():
+    with pytest.raises(RuntimeError, match=r"size of tensor a \(3\) must match the size of "
+                                           r"tensor b \(4\) at non-singleton dimension 0"):
+        ember.ones(3) * ember.ones(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's overflow warning would be an error here
+        big = ember.tensor([3e38], dtype=ember.float32)
+        assert ember.isinf(big * 10.0).all() and ember.isinf(big.exp()).all()
+        assert ember.isinf((big * 10.0).sum())
+
+
+def test_view_and_writing_ops_may_not_take_the_fast_entries():
+    for name in ("t", "index_put"):
+        op = REGISTRY.get(name)
+        if op is not None:
+            with pytest.raises(TypeError, match="may not write, move or view"):
+                pointwise._check_plain(op)

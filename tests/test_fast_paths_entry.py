@@ -51,7 +51,7 @@ def test_reduce_dims_fast_paths_match_the_checked_path(ndim):
                 reduce_ops._reduce_dims(dim, ndim)
             continue
         assert reduce_ops._reduce_dims(dim, ndim) == want
-    for dim in ((), [], [0] if ndim else [], False, np.int64(0)):
+    for dim in ((), [], [0] if ndim else [], np.int64(0)):
         want = tuple(range(ndim)) if reduce_ops._every_dim(dim) else _utils.wrap_dims(dim, ndim)
         assert reduce_ops._reduce_dims(dim, ndim) == want
 
@@ -179,3 +179,22 @@ def test_small_float_sum_kernel_matches_the_general_path(dtype, dims, keepdim):
     np.testing.assert_array_equal(fast, plain)
     e, t = _pair(dtype, (3, 5))
     _same(e.sum(dims, keepdim) if dims else e.sum(), t.sum(dims, keepdim) if dims else t.sum())
+
+
+def test_bad_arguments_raise_torchs_type_errors():
+    """A number for the tensor, or a bare bool for dim (torch takes one inside a tuple)."""
+    x_ours, x_theirs = _pair("float32")
+    cases = [("sum", lambda m, x: m.sum(3)), ("mean", lambda m, x: m.mean(3)),
+             ("exp", lambda m, x: m.exp(3)), ("bool dim", lambda m, x: x.sum(True)),
+             ("bool dim", lambda m, x: x.mean(False)), ("bool dim", lambda m, x: x.amax(True)),
+             ("bool dim", lambda m, x: x.logsumexp(True))]
+    for name, call in cases:
+        with pytest.raises(TypeError) as theirs:
+            call(torch, x_theirs)
+        with pytest.raises(TypeError) as ours:
+            call(ember, x_ours)
+        if name != "bool dim":
+            assert str(ours.value) == str(theirs.value)
+        else:
+            assert "bool" in str(ours.value) and "bool" in str(theirs.value)
+    _same(x_ours.sum([0, True]), x_theirs.sum([0, True]))

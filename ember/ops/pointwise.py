@@ -28,6 +28,7 @@ from .. import _dtype as dt
 from .. import return_types
 from .._functorch import batch_rules
 from .._tensor import Tensor
+from ._dispatch import call_binary, call_unary
 from ._op import ELEMENTWISE, EXPORTS, REGISTRY, defop, export
 
 _FIRST_OP = len(REGISTRY)  # the ops this module declares come after (see the end of the file)
@@ -118,6 +119,14 @@ def _check_operands(name, input, other, numbers_ok):
                         f"{type(other).__name__}")
 
 
+def _check_plain(op):
+    """The public functions of elementwise ops enter dispatch through `call_unary` /
+    `call_binary`, which run the kernel directly: not for ops that write into, move or view
+    their input."""
+    if op.writes or op.moves or op.view:
+        raise TypeError(f"op {op.name}: elementwise ops may not write, move or view")
+
+
 def _publish(function, name, aliases=(), method=True):
     for public in (name,) + tuple(aliases):
         export(function, name=public, method=method)
@@ -132,9 +141,10 @@ def _unary(name, promote, kernel, rule=None, *, aliases=(), inplace=True, **opti
     """Declare a unary op; publish `ember.<name>(input)`, `Tensor.<name>` and
     (when torch has it) `Tensor.<name>_`, under each alias too. Returns the Op."""
     op = defop(name, promote, kernel, rule, **options)
+    _check_plain(op)
 
     def function(input):
-        return op(input)
+        return call_unary(op, input)
 
     def method_(self):
         return op.inplace(self)
@@ -152,9 +162,11 @@ def _unary(name, promote, kernel, rule=None, *, aliases=(), inplace=True, **opti
 def _binary(name, op, numbers_ok, *, aliases=(), inplace=True):
     """Publish binary `op` as `ember.<name>(input, other)`, `Tensor.<name>` and
     `Tensor.<name>_` (see `_check_operands` for `numbers_ok`)."""
+    _check_plain(op)
+
     def function(input, other):
         _check_operands(name, input, other, numbers_ok)
-        return op(input, other)
+        return call_binary(op, input, other)
 
     def method_(self, other):
         _check_operands(name, self, other, numbers_ok)
@@ -970,9 +982,10 @@ def _operator(name, tensor_op, scalar_op, full, reflected=False, no_bools=False)
         if no_bools and (self._dtype is dt.bool or kind is Tensor and other._dtype is dt.bool):
             return full(other, self) if reflected else full(self, other)
         if kind is float or kind is int:
-            return scalar_op(other, self) if reflected else scalar_op(self, other)
+            return scalar_op(other, self) if reflected else call_binary(scalar_op, self, other)
         if kind is Tensor:
-            return tensor_op(other, self) if reflected else tensor_op(self, other)
+            return call_binary(tensor_op, other, self) if reflected else \
+                call_binary(tensor_op, self, other)
         if not isinstance(other, (Tensor, numbers.Number)):
             return NotImplemented
         return full(other, self) if reflected else full(self, other)
