@@ -126,9 +126,7 @@ class SparseTensor(Tensor):
 
         return sparse_coo
 
-    @property
-    def is_sparse(self):
-        return True
+    is_sparse = True
 
     def sparse_dim(self):
         """The number of sparse dims (rows of `indices`)."""

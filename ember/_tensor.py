@@ -198,9 +198,7 @@ class Tensor:
 
         return strided
 
-    @property
-    def is_sparse(self):
-        return False
+    is_sparse = False  # (a class attribute, not a property: products read it on every call)
 
     @property
     def is_quantized(self):

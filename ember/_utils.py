@@ -43,6 +43,11 @@ def parse_size(args, name="size"):
         args = args[0]
     elif len(args) == 1 and hasattr(args[0], "shape") and hasattr(args[0], "tolist"):
         args = args[0].tolist()  # a 1-d integer tensor of sizes
+    for s in args:  # plain ints (nearly always): no conversion (a loop, not a generator)
+        if type(s) is not int:
+            break
+    else:
+        return tuple(args)
     try:
         size = tuple(operator.index(s) for s in args)
     except TypeError:

@@ -275,3 +275,40 @@ def test_view_and_writing_ops_may_not_take_the_fast_entries():
         if op is not None:
             with pytest.raises(TypeError, match="may not write, move or view"):
                 pointwise._check_plain(op)
+
+
+def _plain_call_unary(op, a, attrs=None):
+    return _dispatch.call(op, a, **attrs) if attrs else _dispatch.call(op, a)
+
+
+@pytest.mark.parametrize("dtype", [ember.float32, ember.int64, ember.bool, ember.bfloat16])
+@pytest.mark.parametrize("make", [lambda x: x.view(3, 2), lambda x: x.reshape(6),
+                                  lambda x: x.unsqueeze(1), lambda x: x.transpose(0, 1),
+                                  lambda x: x.select(1, -1), lambda x: x.t()])
+def test_views_through_call_unary_are_the_views_call_makes(make, dtype, monkeypatch):
+    """The same strides, memory, version counter and base as through `call`; a write into the
+    base shows in the view, and the gradient through an in-place op on a view (which replays
+    the view) is the same."""
+    from ember.ops import shape as shape_module
+
+    def run(fast, x):
+        with monkeypatch.context() as patch:
+            if not fast:
+                patch.setattr(shape_module, "call_unary", _plain_call_unary)
+            return make(x)
+    x = _operands(dtype, (2, 3), 0)
+    view, plain = run(True, x), run(False, x)
+    assert view._data.strides == plain._data.strides and view.shape == plain.shape
+    assert np.shares_memory(view._data, x._data) and view._base is x is plain._base
+    x.add_(1) if dtype is not ember.bool else x.logical_not_()
+    assert view._version == plain._version == x._version == 1
+    np.testing.assert_array_equal(view.numpy(), plain.numpy())
+    if dtype is ember.float32:
+        grads = []
+        for fast in (True, False):
+            leaf = _operands(dtype, (2, 3), 1, requires_grad=True)
+            y = leaf * 1.0
+            run(fast, y).mul_(3)  # y's history now goes through the view (CopySlices)
+            (y * y).sum().backward()
+            grads.append(leaf.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])

@@ -122,7 +122,7 @@ def _check_operands(name, input, other, numbers_ok):
 def _check_plain(op):
     """The public functions of elementwise ops enter dispatch through `call_unary` /
     `call_binary`, which run the kernel directly: not for ops that write into, move or view
-    their input."""
+    their input (`call_binary` marks no views)."""
     if op.writes or op.moves or op.view:
         raise TypeError(f"op {op.name}: elementwise ops may not write, move or view")
 
