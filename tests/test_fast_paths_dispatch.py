@@ -312,3 +312,18 @@ def test_views_through_call_unary_are_the_views_call_makes(make, dtype, monkeypa
             (y * y).sum().backward()
             grads.append(leaf.grad.numpy())
         np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_pow_and_functional_relu_through_the_fast_entries_match_torch():
+    values = np.random.default_rng(3).standard_normal((3, 4)).astype(np.float32)
+    ours, theirs = (ember.tensor(values, requires_grad=True),
+                    torch.tensor(values, requires_grad=True))
+    for fn in (lambda m, x: x.pow(2), lambda m, x: x ** 3.0, lambda m, x: m.pow(x, x.detach()),
+               lambda m, x: m.nn.functional.relu(x), lambda m, x: m.square(x)):
+        e, t = fn(ember, ours), fn(torch, theirs)
+        assert e.grad_fn.name() == t.grad_fn.name().replace("torch::autograd::", "")
+        np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-6)
+        ge, = ember.autograd.grad(e.sum(), ours)
+        gt, = torch.autograd.grad(t.sum(), theirs)
+        np.testing.assert_allclose(ge.numpy(), gt.numpy(), rtol=1e-5, atol=1e-6)
+    assert (ember.arange(4) ** 2).dtype is ember.int64  # integers take `call`

@@ -47,6 +47,7 @@ from ..._functorch import batch_rules
 from ..._parallel import by_rows
 from ..._utils import wrap_dim
 from ...autograd.forward_ad import rules_must_differentiate
+from .._dispatch import call_unary
 from .._op import ELEMENTWISE, REGISTRY, defop, export, op
 from ..pointwise import _quiet, where
 from ..shape import cat
@@ -907,7 +908,7 @@ def threshold_(input, threshold, value):
 
 def relu(input, inplace=False):
     """max(x, 0)."""
-    return _relu.inplace(input) if inplace else _relu(input)
+    return _relu.inplace(input) if inplace else call_unary(_relu, input)
 
 
 @export(method=True)  # torch.relu_ is a function too (pointwise.py gives only the method)
