@@ -284,17 +284,20 @@ def _plain_call_unary(op, a, attrs=None):
 @pytest.mark.parametrize("dtype", [ember.float32, ember.int64, ember.bool, ember.bfloat16])
 @pytest.mark.parametrize("make", [lambda x: x.view(3, 2), lambda x: x.reshape(6),
                                   lambda x: x.unsqueeze(1), lambda x: x.transpose(0, 1),
-                                  lambda x: x.select(1, -1), lambda x: x.t()])
+                                  lambda x: x.select(1, -1), lambda x: x.t(),
+                                  lambda x: x[1], lambda x: x[-2]])
 def test_views_through_call_unary_are_the_views_call_makes(make, dtype, monkeypatch):
     """The same strides, memory, version counter and base as through `call`; a write into the
     base shows in the view, and the gradient through an in-place op on a view (which replays
     the view) is the same."""
+    from ember.ops import index as index_module
     from ember.ops import shape as shape_module
 
     def run(fast, x):
         with monkeypatch.context() as patch:
             if not fast:
                 patch.setattr(shape_module, "call_unary", _plain_call_unary)
+                patch.setattr(index_module, "call_unary", _plain_call_unary)
             return make(x)
     x = _operands(dtype, (2, 3), 0)
     view, plain = run(True, x), run(False, x)

@@ -41,7 +41,7 @@ from .._creation import _is_sequence as is_sequence
 from .._functorch import batch_rules
 from .._tensor import Tensor
 from .._utils import wrap_dim
-from ._dispatch import autocast_args, broadcast_error
+from ._dispatch import autocast_args, broadcast_error, call_unary
 from ._op import LINEAR, defop, export, op
 from .pointwise import where
 
@@ -261,6 +261,7 @@ _VIEWS = {
     None: defop("getitem_alias", "none", _basic_kernel, _basic_rule, view=True,
                 node_name="AliasBackward0"),
 }
+_SELECT = _VIEWS["select"]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -492,11 +493,11 @@ def _index_put(g, index, accumulate):
 def getitem(self, index):
     """`self[index]`: a view for ints, slices, None and Ellipsis; a copy when the index holds
     tensors, lists, arrays or bools (see the module docstring for how the two combine)."""
-    if type(index) is int and self.ndim:  # the common x[i], without the general parser
+    if type(index) is int and self._data.ndim:  # the common x[i], without the general parser
         size = self._data.shape[0]
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of bounds for dimension 0 with size {size}")
-        return _VIEWS["select"](self, index=(index, Ellipsis))
+        return call_unary(_SELECT, self, {"index": (index, Ellipsis)})
     view, advanced = _split(self, index)
     return view if advanced is None else _index(view, index=advanced)
 
