@@ -6,9 +6,10 @@ Every public math function ends here, so this file is kept short and fast: promo
 are cached per (kind, operand types), and a node is only built when grad mode is on and some
 input requires grad. One global test lets something else see every op first: `_observer`, the
 innermost of a stack of observers (a profiler; vmap and forward-mode AD, ember/_functorch/),
-each of which runs the op through the ones below it with `call_below`. Elementwise ops and
-sums enter through `call_unary` / `call_binary`, which run the common case -- floating CPU
-tensors of one dtype, no observer -- without `call`'s passes over `*args`. In-place ops
+each of which runs the op through the ones below it with `call_below`. The hottest public
+functions (operators, elementwise math, sums, max/min, small products, common views, `x[i]`)
+enter through `call_unary` / `call_binary`, which run the common case -- CPU tensors of one
+dtype, no observer, no autocast -- without `call`'s passes over `*args` and keywords. In-place ops
 (`dispatch_inplace`) compute out of place, write the result into the target's memory, bump its
 version counter and rebase its history (torch's `CopySlices` when the target is a view).
 
@@ -173,8 +174,8 @@ def call_binary(op, a, b):
 
 
 def _run_plain(op, a, b, wants_grad, x, y, attrs):
-    """The kernel on arrays x (and y, unless None), the result wrapped and the node recorded,
-    as `call` does for operands of one floating dtype on the CPU (see `call_binary`)."""
+    """The kernel on arrays x (and y, unless None), the result wrapped, a view marked and the
+    node recorded, as `call` does for the operands `call_unary` / `call_binary` accept."""
     promote = op.promote
     out_np = _BOOL_NP if promote == "compare" else None if promote == "none" else a._dtype.np
     try:
