@@ -112,6 +112,7 @@ class Tensor:
         t._data = data
         t._dtype = _DTYPES[data.dtype]
         t._device = device
+        t._counter = None  # made on first use (`_vc`)
         t._base = None
         t._grad_fn = grad_fn
         t._output_nr = output_nr
@@ -382,10 +383,12 @@ class Tensor:
         for backward reads it): most op results never need one, and making one for each was
         ~1.5k instructions of a tiny op's ~25k (callgrind, issue 22)."""
         try:
-            return self._counter
-        except AttributeError:  # the slot is unset until then
+            counter = self._counter
+        except AttributeError:  # a tensor not made by `_make`: the slot is unset
+            counter = None
+        if counter is None:
             counter = self._counter = VersionCounter()
-            return counter
+        return counter
 
     @_vc.setter
     def _vc(self, counter):

@@ -27,7 +27,7 @@ from .._dtype import COMPLEX
 from .._functorch import levels as _levels
 from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
-from .graph import AccumulateGrad, edge_of
+from .graph import AccumulateGrad, edge_of, resolve_leaves
 
 __all__ = ["backward", "grad", "queue_callback"]
 
@@ -233,7 +233,9 @@ def _discover(root_nodes, target_edges):
     while stack:
         node = stack.pop()
         order.append(node)
-        for child, _ in node.next_functions:
+        # (a leaf the forward pass recorded as a tensor gets its AccumulateGrad node here, see
+        # graph.py's `_edges`; the later passes read the resolved `_next`)
+        for child, _ in (resolve_leaves(node) if node._lazy_leaves else node._next):
             if child is None:
                 continue
             if child in deps:
@@ -256,18 +258,18 @@ def _prune(order, deps, target_nodes):
     while ready:
         node = ready.pop()
         topo.append(node)
-        for child, _ in node.next_functions:
+        for child, _ in node._next:
             if child is not None:
                 remaining[child] -= 1
                 if remaining[child] == 0:
                     ready.append(child)
     needed = set()
     for node in reversed(topo):
-        if node in target_nodes or any(c in needed for c, _ in node.next_functions):
+        if node in target_nodes or any(c in needed for c, _ in node._next):
             needed.add(node)
     pruned = {}
     for node in needed:
-        for child, _ in node.next_functions:
+        for child, _ in node._next:
             if child in needed:
                 pruned[child] = pruned.get(child, 0) + 1
     return pruned, needed
@@ -302,14 +304,15 @@ def _execute(deps, needed, buffers, fresh, captures, captured, retain_graph, onl
             if (only_targets or needed is not None) and \
                     not _should_apply(node, needed, captures, only_targets, capture):
                 pass
-            elif leaf and _observer is None:
+            elif leaf and _observer is None and not node._pre_hooks and not node._post_hooks:
                 # the engine's own array may become .grad without a copy (not if a hook saw
-                # it, or if it was captured for the caller)
+                # it, or if it was captured for the caller); hooks on the node itself run
+                # through `_apply`, as any node's
                 node.accumulate(grads[0], node in fresh and grads[0] is received and
                                 not slots and not node.variable._hooks)  # (owned)
             else:
                 _apply(node, grads, buffers, fresh, needed, retain_graph)
-        for child, _ in node.next_functions:
+        for child, _ in node._next:
             if child is None or (needed is not None and child not in needed):
                 continue
             deps[child] -= 1
@@ -322,7 +325,7 @@ def _should_apply(node, needed, captures, only_targets, capture):
         return not capture and (not only_targets or node in captures)
     if needed is None:
         return True
-    return any(child in needed for child, _ in node.next_functions)
+    return any(child in needed for child, _ in node._next)
 
 
 def _apply(node, grads, buffers, fresh, needed, retain_graph):
@@ -343,7 +346,7 @@ def _apply(node, grads, buffers, fresh, needed, retain_graph):
                 in_grads = tuple(replaced)
     if not retain_graph:
         node.release()
-    edges = node.next_functions
+    edges = node._next
     if len(in_grads) != len(edges) and type(node) is not AccumulateGrad:
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(edges)}, got {len(in_grads)})")

@@ -409,8 +409,8 @@ def _mark_views(op, source, attrs, outputs):
     # a view made outside grad mode, or of such a view, cannot be replayed for autograd
     replayable = _grad.grad_enabled and (source._base is None or parent is not None)
     try:  # the counter's slot, not the `_vc` property: ~1.5k instructions less a view
-        counter = source._counter
-    except AttributeError:  # no counter yet (the property makes one)
+        counter = source._counter or source._vc  # (None: no counter yet; the property makes one)
+    except AttributeError:  # a tensor not made by `_make`: the slot is unset
         counter = source._vc
     for i, out in enumerate(outputs):
         out._counter = counter
