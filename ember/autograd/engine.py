@@ -230,9 +230,11 @@ def _discover(root_nodes, target_edges):
     order = []
     stack = [n for n in root_nodes if n is not None]
     roots = set(stack)
+    keep_order = target_edges is not None  # (only `_prune` reads the order)
     while stack:
         node = stack.pop()
-        order.append(node)
+        if keep_order:
+            order.append(node)
         # (a leaf the forward pass recorded as a tensor gets its AccumulateGrad node here, see
         # graph.py's `_edges`; the later passes read the resolved `_next`)
         for child, _ in (resolve_leaves(node) if node._lazy_leaves else node._next):
@@ -344,7 +346,7 @@ def _apply(node, grads, buffers, fresh, needed, retain_graph):
             replaced = hook(in_grads, tuple(grads))
             if replaced is not None:
                 in_grads = tuple(replaced)
-    if not retain_graph:
+    if not retain_graph and node._saved:  # (a node that saved nothing has nothing to free)
         node.release()
     edges = node._next
     if len(in_grads) != len(edges) and type(node) is not AccumulateGrad:
@@ -417,10 +419,8 @@ def _add(buffers, node, nr, g, owned, fresh):
             slots[nr] = old + g
         else:
             slots[nr] = Tensor._make(_sum_arrays(old._data, g._data), device=g._device)
-    if owned:
+    if owned:  # (a node leaves `fresh` never: a later gradient is a sum, a new array too)
         fresh.add(node)
-    else:
-        fresh.discard(node)
 
 
 def _sum_arrays(a, b):

@@ -111,6 +111,8 @@ class Node:
                 "graph are freed when you call .backward() or autograd.grad(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time or "
                 "if you need to access saved tensors after calling backward.")
+        if not self.op.saves_tensors:  # shapes, attributes, flags: kept as the rule takes them
+            return saved
         values = []
         for (kind, _), value in zip(self.op.saves, saved):
             if kind == "input":

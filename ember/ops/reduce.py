@@ -163,7 +163,9 @@ def _unreduce(g, shape, dims, keepdim):
     no reshape op first, one dispatched op fewer in each such backward."""
     if not keepdim and dims and len(dims) != len(shape) and dims != tuple(range(len(dims))):
         g = g.reshape([1 if i in dims else n for i, n in enumerate(shape)])
-    return _expand(g, shape=tuple(shape))  # the op itself: these shapes need no checking
+    # the op itself (these shapes need no checking), through `call_unary`: a tiny sum's
+    # backward 4.5k instructions cheaper than through `call` (callgrind)
+    return call_unary(_expand, g, {"shape": tuple(shape)})
 
 
 def _evenly(g, a, out, dims, keepdim, nan_aware=False):
