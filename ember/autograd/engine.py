@@ -19,11 +19,11 @@ finished: DDP waits there for its last gradient all-reduce.
 
 Read next: `function.py` (user-defined autograd functions) and `functional.py`.
 """
-import heapq
+from heapq import heappop, heappush
 
 import numpy as np  # np.errstate only
 
-from .._dtype import COMPLEX
+from .._dtype import COMPLEX, FLOATING
 from .._functorch import levels as _levels
 from .._tensor import Tensor
 from . import anomaly_mode, grad_mode
@@ -32,6 +32,7 @@ from .graph import AccumulateGrad, edge_of, resolve_leaves
 __all__ = ["backward", "grad", "queue_callback"]
 
 _grad = grad_mode.state
+_make = Tensor._make
 _observer = None  # set while a profiler or explain() listens (see _instrument.py)
 _final_callbacks = []  # one list per backward pass in progress (a hook may start another)
 # False during a walk that only some inputs' gradients matter to (grad(), backward(inputs=)):
@@ -160,12 +161,12 @@ def _root_grads(outputs, grad_outputs, create_graph):
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if not out._dtype.is_floating_point:
+            if out._dtype.category != FLOATING:
                 raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                    f"but got {out._dtype}")
             # a batched output (under vmap) holds no plain array to copy
             g = (out.new_ones(out.shape) if out._batch_level else
-                 Tensor._make(_ones_like(out._data), device=out._device))
+                 _make(_ones_like(out._data), False, None, 0, out._device))
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got "
                             f"{type(g).__name__}")
@@ -195,9 +196,11 @@ def _ones_like(array):
 
 
 def _run(outputs, grads, retain_graph, create_graph, targets, capture):
-    roots = [edge_of(t) for t in outputs]
-    target_edges = [edge_of(t) for t in targets] if targets is not None else None
-    deps, needed = _discover([node for node, _ in roots], target_edges)
+    # (map, not list comprehensions: Python 3.11 makes a function object for each of those,
+    # a few per cent of a tiny graph's backward)
+    roots = list(map(edge_of, outputs))
+    target_edges = list(map(edge_of, targets)) if targets is not None else None
+    deps, needed = _discover(roots, target_edges)
     buffers = {}
     fresh = set()  # AccumulateGrad nodes whose buffered gradient only the engine holds
     for (node, nr), g in zip(roots, grads):
@@ -224,11 +227,14 @@ def _run(outputs, grads, retain_graph, create_graph, targets, capture):
     return captured
 
 
-def _discover(root_nodes, target_edges):
+def _discover(root_edges, target_edges):
     """Count incoming edges per node; with targets, keep only nodes leading to one."""
     deps = {}
     order = []
-    stack = [n for n in root_nodes if n is not None]
+    stack = []
+    for node, _ in root_edges:
+        if node is not None:
+            stack.append(node)
     roots = set(stack)
     keep_order = target_edges is not None  # (only `_prune` reads the order)
     while stack:
@@ -289,9 +295,9 @@ def _execute(deps, needed, buffers, fresh, captures, captured, retain_graph, onl
     heap = []
     for node in buffers:
         if deps.get(node, 0) == 0 and (needed is None or node in needed):
-            heapq.heappush(heap, (-node._seq, id(node), node))
+            heappush(heap, (-node._seq, id(node), node))
     while heap:
-        node = heapq.heappop(heap)[2]
+        node = heappop(heap)[2]
         grads = buffers.pop(node, None)
         if grads is not None:
             received = grads[0]
@@ -317,9 +323,10 @@ def _execute(deps, needed, buffers, fresh, captures, captured, retain_graph, onl
         for child, _ in node._next:
             if child is None or (needed is not None and child not in needed):
                 continue
-            deps[child] -= 1
-            if deps[child] == 0:
-                heapq.heappush(heap, (-child._seq, id(child), child))
+            left = deps[child] - 1
+            deps[child] = left
+            if left == 0:
+                heappush(heap, (-child._seq, id(child), child))
 
 
 def _should_apply(node, needed, captures, only_targets, capture):
@@ -364,7 +371,12 @@ def _apply(node, grads, buffers, fresh, needed, retain_graph):
         fitted = g if g._dtype is dtype and g._data.shape == shape else _fit(node, i, g)
         owned = type(child) is AccumulateGrad and _owned(fitted, fitted is not g, grads,
                                                         in_grads)
-        _add(buffers, child, nr, fitted, owned, fresh)
+        if child._num_outputs == 1 and child not in buffers:  # `_add`'s first gradient, inline
+            buffers[child] = [fitted]
+            if owned:
+                fresh.add(child)
+        else:
+            _add(buffers, child, nr, fitted, owned, fresh)
 
 
 def _owned(g, new, grads, in_grads):

@@ -94,7 +94,10 @@ class Node:
         """Run the op's rule: the gradient(s) of the outputs -> one gradient per input."""
         op = self.op
         g = grads[0] if self._out_meta is None else tuple(grads)  # tuple ops get a tuple
-        in_grads = op.rule(g, *self._unpack())
+        saved = self._saved
+        # (shapes, attributes and flags reach the rule as saved: one call less, see _unpack)
+        in_grads = op.rule(g, *(saved if saved is not None and not op.saves_tensors else
+                                self._unpack()))
         if op.edges is None:
             return in_grads
         return tuple(in_grads[i] for i in op.edges)  # the inputs that have an edge
@@ -116,10 +119,12 @@ class Node:
         values = []
         for (kind, _), value in zip(self.op.saves, saved):
             if kind == "input":
-                if type(value) is tuple and len(value) == 2 and value[0]._vc.value == value[1]:
-                    value = value[0]  # a saved input, unchanged since: unpack_saved's common case
-                else:
-                    value = unpack_saved(value, self)
+                try:  # a saved input, unchanged since: unpack_saved's common case
+                    unchanged = type(value) is tuple and len(value) == 2 and \
+                        (value[0]._counter or _UNWRITTEN).value == value[1]
+                except AttributeError:  # a tensor not made by `Tensor._make`: no counter slot
+                    unchanged = False
+                value = value[0] if unchanged else unpack_saved(value, self)
             elif kind == "out":
                 value = tuple(unpack_saved(v, self) for v in value)
                 if self._out_meta is None:
@@ -242,9 +247,11 @@ def accumulator(t):
     the tensor strongly: the graph keeps its leaves alive, not the other way round."""
     ref = t._grad_acc
     node = ref() if ref is not None else None
-    if node is None:
-        node = _new(AccumulateGrad)  # (not the class call: its slow path costs ~0.5k)
-        AccumulateGrad.__init__(node, t)
+    if node is None:  # made in place (not the class call, whose slow path costs ~0.5k)
+        node = _new(AccumulateGrad)
+        node._meta = ((t._data.shape, t._dtype),)
+        node._tensor_hooks = node._pre_hooks = node._post_hooks = None
+        node.variable = t
         t._grad_acc = _weak(node)
     return node
 
