@@ -166,3 +166,17 @@ def test_saved_tensor_hooks_still_pack_every_saved_tensor():
     assert len(packed) == 2
     c.backward()
     np.testing.assert_array_equal(a.grad.numpy(), b.detach().numpy())
+
+
+def test_a_leaf_that_stops_requiring_grad_gets_no_gradient_as_in_torch():
+    grads = []
+    for lib in (ember, torch):
+        z = lib.tensor([1.0, 2.0], requires_grad=True)
+        w = lib.tensor([3.0, 4.0], requires_grad=True)
+        s = (z * w).sum()
+        z.requires_grad_(False)
+        s.backward()
+        grads.append((z.grad, w.grad.numpy().copy()))
+    (ez, ew), (tz, tw) = grads
+    assert ez is None and tz is None
+    np.testing.assert_array_equal(ew, tw)

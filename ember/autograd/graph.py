@@ -207,8 +207,11 @@ class AccumulateGrad(Node):
 
     def accumulate(self, g, owned):
         """Add g into `.grad`. A first gradient is copied unless the engine says it `owned`
-        the array (no one else can see it); a differentiable one (create_graph) is kept."""
+        the array (no one else can see it); a differentiable one (create_graph) is kept. A leaf
+        that stopped requiring grad after the graph was recorded gets nothing, as in torch."""
         var = self.variable
+        if not var._requires_grad:
+            return _EMPTY
         if var.grad is None:
             if owned or g._requires_grad:
                 var.grad = g
