@@ -250,11 +250,9 @@ def accumulator(t):
     the tensor strongly: the graph keeps its leaves alive, not the other way round."""
     ref = t._grad_acc
     node = ref() if ref is not None else None
-    if node is None:  # made in place (not the class call, whose slow path costs ~0.5k)
+    if node is None:  # (not the class call, whose slow path costs ~0.5k instructions)
         node = _new(AccumulateGrad)
-        node._meta = ((t._data.shape, t._dtype),)
-        node._tensor_hooks = node._pre_hooks = node._post_hooks = None
-        node.variable = t
+        AccumulateGrad.__init__(node, t)
         t._grad_acc = _weak(node)
     return node
 
