@@ -112,6 +112,21 @@ def test_winograd_on_threads_matches_one_thread():
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-6 * np.abs(want).max())
 
 
+def test_winograd_kernel_transforms_on_threads():
+    """G g G^T of a layer's kernels, its columns shared out among two threads (each writes
+    its part of the result in place), against the transform done in float64."""
+    w = rng.standard_normal((256, 128, 3, 3)).astype(np.float32)
+    g = np.asarray(conv_ops._G)
+    expected = np.einsum("ai,ocij,bj->abo" "c", g, w.astype(np.float64), g).reshape(16, 256, 128)
+    before = ember.get_num_threads()
+    try:
+        ember.set_num_threads(2)
+        got = conv_ops._winograd_weights(np, w)
+    finally:
+        ember.set_num_threads(before)
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+
+
 def test_winograd_weight_grad_is_an_array_of_its_own():
     """Not a view of a larger array: the engine then hands it to the weight as .grad without
     a copy (a view it must copy)."""

@@ -131,6 +131,29 @@ def test_sdpa_chunks_when_scores_are_large(monkeypatch):
     np.testing.assert_allclose(blocked.numpy(), whole.numpy(), rtol=1e-13, atol=1e-14)
 
 
+@pytest.mark.parametrize("queries, keys", [(9, 9), (9, 6), (7, 12)])
+def test_sdpa_causal_blocks_take_only_the_keys_they_see(monkeypatch, queries, keys):
+    """Causal attention of many queries runs in CAUSAL_BLOCKS blocks of rows, each with the keys
+    up to its last row; values and gradients stay torch's, with more or fewer keys than
+    queries, and equal to the unsplit computation."""
+    q, k, v = T(2, 3, queries, 4), T(2, 3, keys, 4), T(2, 3, keys, 5)
+    plain = sdpa(ember)(*map(ember.from_numpy, (q, k, v)), is_causal=True).numpy()
+    seen = []
+    real = attention._attend
+
+    def spy(query, key, *args):
+        seen.append((query.shape[-2], key.shape[-2]))
+        return real(query, key, *args)
+    monkeypatch.setattr(attention, "_attend", spy)
+    monkeypatch.setattr(attention, "CAUSAL_SPLIT_ROWS", 4)
+    monkeypatch.setattr(attention, "CAUSAL_BLOCKS", 3)
+    check(lambda m, q, k, v: sdpa(m)(q, k, v, is_causal=True), [q, k, v])
+    first = -(-queries // 3)
+    assert seen[0] == (first, min(first, keys))
+    blocked = sdpa(ember)(*map(ember.from_numpy, (q, k, v)), is_causal=True).numpy()
+    np.testing.assert_allclose(blocked, plain, rtol=1e-13, atol=1e-14)
+
+
 def test_sdpa_fully_masked_rows_give_zeros_and_finite_grads():
     q = ember.from_numpy(T(1, 3, 4)).requires_grad_()
     k = ember.from_numpy(T(1, 5, 4)).requires_grad_()

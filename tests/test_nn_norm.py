@@ -277,3 +277,18 @@ def test_grad_fn_names_match_torch():
         e = fn(ember, ember.from_numpy(x).requires_grad_())
         t = fn(torch, torch.from_numpy(x).requires_grad_())
         assert e.grad_fn.name() == type(t.grad_fn).__name__
+
+
+def test_large_eval_batch_norm_on_threads():
+    """An eval-mode batch norm of a million elements or more runs in row blocks on two threads
+    (norm.py's _EVAL_SPLIT_MIN); values and gradients stay torch's."""
+    x = A(4, 16, 128, 128)
+    mean, var = A(16), np.abs(A(16)) + 0.5
+    before = ember.get_num_threads()
+    try:
+        ember.set_num_threads(2)
+        check(lambda m, x, w, b: m.nn.functional.batch_norm(
+            x, m.tensor(mean), m.tensor(var), w, b), [x, A(16), A(16)],
+            rtol=1e-5, atol=1e-5, grad_rtol=1e-4, grad_atol=1e-4)
+    finally:
+        ember.set_num_threads(before)

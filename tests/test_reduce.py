@@ -3,12 +3,14 @@ named-tuple results, ties, NaN and infinities, zeros in prod/cumprod, double bac
 results, empty inputs and torch's errors. Expected values come from torch (tests/oracle.py) or,
 for ember-only checks, from finite differences (gradcheck / gradgradcheck).
 """
+import math
 import pickle
 
 import numpy as np
 import pytest
 
 import ember
+from ember.ops import reduce as reduce_ops
 
 from .oracle import check, check_raises
 
@@ -465,6 +467,45 @@ def test_sums_over_leading_dims_of_large_tensors(name, dtype):
     _sum_leading); the op table's small tensors stay below its size threshold."""
     x = rng.standard_normal((40, 16, 96)).astype(dtype) + 3  # an offset: long sums drift
     check(LEADING_SUMS[name], [x], rtol=1e-5, atol=1e-4)
+
+
+TRAILING_SUMS = {
+    "sum_last": lambda m, x: x.sum(-1),
+    "sum_last_two_keepdim": lambda m, x: x.sum((1, 2), keepdim=True),
+    "mean_last": lambda m, x: x.mean(2),
+    "mean_last_two": lambda m, x: x.mean((-2, -1)),
+    "mean_last_two_keepdim": lambda m, x: x.mean((1, 2), keepdim=True),
+    "mean_leading": lambda m, x: x.mean(0),
+    "global_avg_pool": lambda m, x: m.nn.functional.adaptive_avg_pool2d(x.unsqueeze(0), 1),
+    "global_avg_pool_unbatched": lambda m, x: m.nn.functional.adaptive_avg_pool1d(x, 1),
+    "transposed_falls_back": lambda m, x: x.transpose(1, 2).sum(-1),
+    "middle_dim_falls_back": lambda m, x: x.mean(1),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", list(TRAILING_SUMS))
+def test_sums_over_trailing_dims_of_large_tensors(name, dtype):
+    """Large sums and means over trailing dims in short rows run as a BLAS matrix-vector
+    product (reduce.py's _sum_trailing), global average pooling as such a mean; the same
+    values and gradients as torch's."""
+    x = rng.standard_normal((40, 16, 96)).astype(dtype) + 3
+    check(TRAILING_SUMS[name], [x], rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape, dims", [((40, 16, 96), (2,)), ((60, 8, 40), (1, 2)),
+                                         ((16, 2048), (1,)), ((8, 4096), (0, 1))])
+def test_blas_sums_match_numpy_reduction(shape, dims):
+    """The BLAS paths give NumPy's sums to float32 rounding, and hand back None for rows
+    longer than _BLAS_ROW_MAX or a whole-tensor sum (NumPy's pairwise sum keeps those)."""
+    x = rng.standard_normal(shape).astype(np.float32) + 3
+    out = reduce_ops._blas_sum(np, x, dims, False)
+    columns = math.prod(shape[d] for d in dims)
+    if columns > reduce_ops._BLAS_ROW_MAX or len(dims) == x.ndim:
+        assert out is None
+    else:
+        expected = x.astype(np.float64).sum(dims)
+        np.testing.assert_allclose(out, expected, rtol=1e-6 * columns ** 0.5)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -210,7 +210,38 @@ def _sum_leading(xp, a, dims):
     return total if a.ndim - count == 1 else total.reshape(a.shape[count:])
 
 
+def _sum_trailing(xp, a, dims):
+    """a.sum(dims) for float32/float64 `a` summed over its last dims in rows of at most
+    `_BLAS_ROW_MAX` elements (a global average pool, a mean over features), as a matrix-vector
+    product: NumPy's reduction loop restarts for every short row, which BLAS does not
+    ((32, 512, 16) rows of 16: 0.31 -> 0.03 ms; rows of 1024: 0.34 -> 0.11 ms). Longer rows
+    keep NumPy's pairwise sum, whose rounding error grows more slowly than BLAS's running
+    sums. None where it does not apply."""
+    count = len(dims)
+    if (a.size < _BLAS_SUM_MIN or not 0 < count < a.ndim or dims[0] != a.ndim - count
+            or a.dtype.char not in "fd" or not a.flags.c_contiguous):
+        return None
+    columns = _count(a.shape, dims)
+    if columns > _BLAS_ROW_MAX:
+        return None
+    return a.reshape(-1, columns) @ xp.ones(columns, dtype=a.dtype)
+
+
+def _blas_sum(xp, a, dims, keepdim):
+    """`a.sum(dims, keepdims=keepdim)` as one BLAS product when the summed dims lead or trail
+    (`_sum_leading`, `_sum_trailing`), else None."""
+    out = _sum_leading(xp, a, dims)
+    if out is not None:
+        return out.reshape((1,) * len(dims) + out.shape) if keepdim else out
+    out = _sum_trailing(xp, a, dims)
+    if out is not None:
+        kept = a.shape[:a.ndim - len(dims)]
+        return out.reshape(kept + (1,) * len(dims) if keepdim else kept)
+    return None
+
+
 _BLAS_SUM_MIN = 1 << 14  # below this, a new ones vector and the call cost more than they save
+_BLAS_ROW_MAX = 1 << 10
 
 
 def _sum_kernel(xp, a, *, dims, keepdim, dtype):
@@ -220,9 +251,9 @@ def _sum_kernel(xp, a, *, dims, keepdim, dtype):
         return np.add.reduce(a, dims, None, None, keepdim)
     dtype = _result_dtype(a, dtype)
     if a.size >= _BLAS_SUM_MIN and dtype.np == a.dtype:
-        out = _sum_leading(xp, a, dims)
+        out = _blas_sum(xp, a, dims, keepdim)
         if out is not None:
-            return out.reshape((1,) * len(dims) + out.shape) if keepdim else out
+            return out
     accumulate = _accumulate_dtype(a) or dtype.np
     if xp is np:
         # the ufunc's own reduce, which NumPy's `a.sum()` and `np.sum` wrap in one and three
@@ -260,7 +291,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 def _mean_kernel(xp, a, *, dims, keepdim):
     count = _count(a.shape, dims)
-    total = a.sum(axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(a))  # see _sum_kernel
+    total = _blas_sum(xp, a, dims, keepdim) if a.size >= _BLAS_SUM_MIN else None
+    if total is None:
+        total = a.sum(axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(a))  # see _sum_kernel
     if count == 0:  # the mean of nothing is nan (and NumPy would warn)
         return xp.full(xp.shape(total), xp.nan, dtype=a.dtype)
     return (total / count).astype(a.dtype, copy=False)

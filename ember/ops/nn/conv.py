@@ -241,8 +241,8 @@ def _shared_matmul(xp, left, right):
     another; ember's keep to one core each, as in the chunk loops."""
     out = xp.empty((left.shape[0], right.shape[1]), dtype=right.dtype)
 
-    def run(part):
-        out[:, part] = xp.matmul(left, right[:, part])
+    def run(part):  # written in place: a product per part, then a copy, took 1.6x as long
+        xp.matmul(left, right[:, part], out=out[:, part])
     parallel_map(run, blocks(right.shape[1], right))
     return out
 

@@ -723,6 +723,11 @@ def _adaptive_mean_along(x, axis, out):
 def _adaptive_avg(n, input, output_size):
     input, = autocast_args(f"adaptive_avg_pool{n}d", input)
     input, unbatched, size = _adaptive_setup(f"adaptive_avg_pool{n}d", n, input, output_size)
+    if all(o == 1 for o in size):  # global pooling (every classifier head): one mean over
+        # the trailing spatial dims, not one strided mean per dim (ResNet's (32, 512, 4, 4):
+        # 1.67 -> ~0.1 ms)
+        out = input.mean(tuple(range(2, 2 + n)), keepdim=True)
+        return out.squeeze(0) if unbatched else out
     out = input
     for d, o in enumerate(size):
         if o == 0:
