@@ -198,3 +198,57 @@ def test_bad_arguments_raise_torchs_type_errors():
         else:
             assert "bool" in str(ours.value) and "bool" in str(theirs.value)
     _same(x_ours.sum([0, True]), x_theirs.sum([0, True]))
+
+
+SMALL_SUM_CASES = {
+    "vector": lambda m: m.tensor(np.linspace(-3, 5, 16)),
+    "matrix_transposed": lambda m: m.tensor(np.linspace(-3, 5, 12).reshape(3, 4)).t(),
+    "scalar": lambda m: m.tensor(2.5),
+    "empty": lambda m: m.ones(0, 3),
+    "just_below_blas": lambda m: m.tensor(np.linspace(-1, 1, reduce_ops._BLAS_SUM_MIN - 1)),
+    "large_takes_general_path": lambda m: m.tensor(np.linspace(-1, 1, reduce_ops._BLAS_SUM_MIN)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", list(SMALL_SUM_CASES))
+def test_small_float_sum_matches_the_general_path_and_torch(case, dtype):
+    """`x.sum()` of a small float tensor (reduce.py's _small_float_sum): the same value, dtype,
+    node and gradient as the general path (`x.sum(dtype=x.dtype)`) and as torch."""
+    e = SMALL_SUM_CASES[case](ember).to(getattr(ember, dtype)).requires_grad_()
+    t = SMALL_SUM_CASES[case](torch).to(getattr(torch, dtype)).requires_grad_()
+    fast, plain, theirs = e.sum(), e.sum(dtype=e.dtype), t.sum()
+    assert isinstance(fast._data, np.ndarray) and fast.shape == ()
+    assert fast.dtype is plain.dtype and fast.item() == plain.item()
+    _same(fast, theirs)
+    assert type(fast.grad_fn).__name__ == type(theirs.grad_fn).__name__ == "SumBackward0"
+    (g,), (h,) = ember.autograd.grad(fast * 3, e), torch.autograd.grad(theirs * 3, t)
+    _same(g, h)
+    with ember.no_grad():
+        quiet = e.sum()
+    assert quiet.grad_fn is None and not quiet.requires_grad and quiet.item() == fast.item()
+
+
+def test_small_float_sum_leaves_other_sums_to_the_general_path():
+    """Integer, bool and half sums, and sums under an observer, do not take the fast path."""
+    for dtype in ("int32", "bool", "float16"):
+        assert reduce_ops._small_float_sum(_pair(dtype)[0]) is None
+    x = ember.randn(5, 4)
+    with ember.autocast("cpu", dtype=ember.bfloat16):
+        assert reduce_ops._small_float_sum(x) is None
+    from ember.profiler import profile
+    with profile() as prof:
+        x.sum()
+    assert "ember::sum" in {e.key for e in prof.key_averages()}
+    _, tangent = ember.func.jvp(lambda s: s.sum(), (x,), (ember.ones(5, 4),))
+    assert tangent.item() == 20
+
+
+def test_small_float_sum_overflow_is_silent_even_with_warnings_as_errors():
+    """torch gives inf silently; NumPy's overflow report must not escape, even as an error."""
+    import warnings
+    x = ember.full((4,), 3e38)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(over="warn"):  # a state that is not ember's: NumPy warns
+            assert x.sum().item() == float("inf")
