@@ -405,3 +405,44 @@ def test_einsum_float32_uses_matrix_products():
     out = ember.einsum("bhqd,bhkd->bhqk", q, k)
     assert out.dtype is ember.float32
     np.testing.assert_allclose(np.asarray(out), np.asarray(q @ k.mT), rtol=1e-5, atol=1e-5)
+
+
+STACKS = {
+    "matmul_4d": (lambda m, a, b: a @ b, (6, 3, 20, 30), (6, 3, 30, 25)),
+    "matmul_transposed_operand": (lambda m, a, b: a @ b.transpose(-2, -1), (6, 3, 20, 30),
+                                  (6, 3, 25, 30)),
+    "bmm": (lambda m, a, b: m.bmm(a, b), (9, 40, 30), (9, 30, 20)),
+    "broadcast_keeps_plain_path": (lambda m, a, b: a @ b, (6, 3, 20, 30), (3, 30, 25)),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(STACKS))
+def test_stacked_products_on_threads(name, dtype, monkeypatch):
+    """On two threads a stack of products is shared out among ember's threads
+    (linalg._stacked_matmul): the same values as one NumPy call on one thread, and torch's
+    values and gradients."""
+    from ember.ops import linalg as linalg_ops
+
+    fn, a_shape, b_shape = STACKS[name]
+    a, b = randn(*a_shape, dtype=dtype, seed=1), randn(*b_shape, dtype=dtype, seed=2)
+    monkeypatch.setattr(linalg_ops, "_STACK_SPLIT_MIN", 0)
+    regions = []
+
+    def counted(fn, items):
+        regions.append(len(items))
+        return real(fn, items)
+    real = linalg_ops.parallel_map
+    monkeypatch.setattr(linalg_ops, "parallel_map", counted)
+    before = ember.get_num_threads()
+    try:
+        ember.set_num_threads(1)
+        plain = fn(ember, ember.tensor(a), ember.tensor(b)).numpy()
+        ember.set_num_threads(2)
+        split = fn(ember, ember.tensor(a), ember.tensor(b)).numpy()
+        forward_regions = list(regions)
+        check(fn, [a, b], rtol=1e-5, atol=1e-5)
+    finally:
+        ember.set_num_threads(before)
+    np.testing.assert_allclose(split, plain, rtol=1e-6, atol=1e-6)
+    assert bool(forward_regions) == (name != "broadcast_keeps_plain_path")

@@ -160,6 +160,33 @@ def test_an_error_in_a_piece_reaches_the_caller_after_every_worker_is_done(resto
         return i
     with pytest.raises(ValueError, match="piece 0"):
         _parallel.parallel_map(piece, list(range(6)))
-    assert sorted(finished) == [1, 2, 3, 4, 5]  # nothing was left running
+    done = sorted(finished)
+    time.sleep(0.2)
+    assert sorted(finished) == done and set(done) <= {1, 2, 3, 4, 5}  # nothing left running
     assert _parallel._blas[0]() == 2  # BLAS got its threads back
     assert _parallel.parallel_map(lambda i: -i, range(5)) == [0, -1, -2, -3, -4]
+
+
+@needs_blas_control
+def test_the_caller_does_not_wait_for_a_worker_that_has_not_started(restore_threads):
+    """When the calling thread has run every item before the pool's thread got to its share
+    (here: the pool's thread is held by other work), that share is cancelled, not waited for."""
+    import threading
+
+    ember.set_num_threads(2)
+    _parallel.parallel_map(lambda i: i, [0, 1])  # the pool exists
+    release = threading.Event()
+    held = _parallel._pool.submit(release.wait, 30)
+    try:
+        ran_on = []
+
+        def item(i):
+            ran_on.append(threading.get_ident())
+            return -i
+        assert _parallel.parallel_map(item, list(range(6))) == [0, -1, -2, -3, -4, -5]
+        assert set(ran_on) == {threading.get_ident()}
+        assert not held.done()  # returned while the pool's thread was still busy
+    finally:
+        release.set()
+        held.result(timeout=30)
+    assert _parallel.parallel_map(lambda i: i + 1, range(4)) == [1, 2, 3, 4]

@@ -38,6 +38,7 @@ import numpy as np  # shapes and NumPy's LinAlgError only: kernels use `xp`
 from .. import _creation, return_types
 from .. import _dtype as dt
 from .._functorch import batch_rules
+from .._parallel import get_num_threads, parallel_map
 from .._tensor import Tensor
 from .._utils import warn, wrap_dim, wrap_dims
 from ..autograd.grad_mode import no_grad
@@ -84,6 +85,29 @@ def _in_float32(fn, *arrays):
     if dtype in _HALF:
         return fn(*(a.astype(_F32) for a in arrays)).astype(dtype)
     return fn(*arrays)
+
+
+def _stacked_matmul(xp, a, b):
+    """a @ b for stacks of matrices of one batch shape (attention's scores and values). On
+    several threads the stack is shared out among ember's threads, each product on one BLAS
+    thread: OpenBLAS threads each small product by itself, waking its threads for every one
+    (GPT's (16, 4, 128, 64) heads at 2 threads, ms: causal sdpa forward 5.6 -> 4.8, attention
+    written with matmul forward + backward 14.0 -> 12.1)."""
+    if xp is not np or a.ndim < 3 or a.shape[:-2] != b.shape[:-2] or \
+            get_num_threads() < 2 or a.shape[0] < 2 or a.dtype != b.dtype or \
+            a.dtype.char not in "fd" or a.size + b.size < _STACK_SPLIT_MIN:
+        return _in_float32(xp.matmul, a, b)
+    out = np.empty(a.shape[:-1] + b.shape[-1:], a.dtype)
+
+    def run(part):
+        np.matmul(a[part], b[part], out=out[part])
+    count = a.shape[0]
+    parts = get_num_threads()
+    parallel_map(run, [slice(count * k // parts, count * (k + 1) // parts) for k in range(parts)])
+    return out
+
+
+_STACK_SPLIT_MIN = 1 << 16  # operand elements: below, the parallel region costs more
 
 
 def _cpp_name(dtype):
@@ -157,7 +181,7 @@ def _transposed(b):
 @op("none", name="bmm", node_name="BmmBackward0")
 def _bmm(xp, a, b):
     """(B, n, k) @ (B, k, m), no broadcasting."""
-    return _in_float32(xp.matmul, a, b)
+    return _stacked_matmul(xp, a, b)
 
 
 @_bmm.grad
@@ -208,7 +232,7 @@ def _matmul(xp, a, b):
     if a.ndim > 2 and b.ndim == 2:  # (..., m, k) @ (k, n): one GEMM, not one per batch entry
         folded = _in_float32(xp.matmul, a.reshape(-1, a.shape[-1]), b)
         return folded.reshape(a.shape[:-1] + (b.shape[-1],))
-    return _in_float32(xp.matmul, a, b)
+    return _stacked_matmul(xp, a, b)
 
 
 @_matmul.grad
