@@ -324,9 +324,10 @@ def test_flatten_unflatten():
                                 lambda m, x: m.nn.functional.threshold(x, 0.5, 0.0)])
 def test_relu_backward_zeroes_inf_and_nan_gradients_like_torch(dtype, fn):
     """Where the input was cut off the gradient is 0 even if the incoming one is inf or nan
-    (torch uses where(); a plain dy * mask would give nan), and no warning is printed."""
-    values, grads = [-1.0, 0.0, 0.5, 2.0, 3.0], [float("inf"), float("nan"), -float("inf"), 1.0,
-                                                 -float("inf")]
+    (torch uses where(); a plain dy * mask would give nan), a nan input keeps its gradient
+    (torch drops it where x <= threshold, which nan is not), and no warning is printed."""
+    values = [-1.0, 0.0, 0.5, 2.0, 3.0, float("nan"), -0.0]
+    grads = [float("inf"), float("nan"), -float("inf"), 1.0, -float("inf"), 4.0, 2.0]
     results = []
     for m in (ember, torch):
         x = m.tensor(values, dtype=getattr(m, dtype), requires_grad=True)

@@ -352,21 +352,22 @@ _sigmoid_backward = defop(
 _SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
-def _kept(xp, dy, keep):
-    """dy where `keep`, else 0 -- 0 also where dy is inf or nan, as torch's where() gives
+def _zeroed(xp, dy, drop):
+    """dy, except 0 where `drop` -- 0 also where dy is inf or nan, as torch's where() gives
     (dy * keep would give nan there). Each element's bits are AND-ed with an all-ones or
     all-zeros word: as fast as dy * keep, where NumPy's where() with a scalar was 5x slower."""
     ints = _SAME_SIZE_INT.get(dy.dtype.itemsize)
     if ints is None or dy.dtype.kind != "f" or dy.ndim == 0:
-        return xp.where(keep, dy, xp.zeros((), dy.dtype))
-    word = xp.negative(keep.view(xp.int8), dtype=ints)  # 0, or -1: every bit set
+        return xp.where(drop, xp.zeros((), dy.dtype), dy)
+    word = xp.subtract(drop.view(xp.int8), 1, dtype=ints)  # -1 (every bit set), or 0
     xp.bitwise_and(dy.view(ints), word, out=word)
     return word.view(dy.dtype)
 
 
+# torch drops the gradient where y <= threshold: a nan y keeps it
 _threshold_backward = defop(
     "threshold_backward", "arith",
-    lambda xp, dy, y, *, threshold: _kept(xp, dy, y > threshold),
+    lambda xp, dy, y, *, threshold: _zeroed(xp, dy, y <= threshold),
     lambda g, y, threshold: (_threshold_backward(g, y, threshold=threshold), None),
     node_name="ThresholdBackwardBackward0")
 
