@@ -336,3 +336,30 @@ def test_relu_backward_zeroes_inf_and_nan_gradients_like_torch(dtype, fn):
             fn(m, x).backward(m.tensor(grads, dtype=getattr(m, dtype)))
         results.append(as_numpy(x.grad.float()))
     np.testing.assert_array_equal(*results)
+
+
+def test_large_relu_and_its_backward_on_threads():
+    """Inputs of a million elements and more run relu and its backward in row blocks on two
+    threads (pointwise.py's _SPLIT_RELU_MIN): the values and gradients of one thread and of
+    torch, infs and nans included."""
+    x = np.random.default_rng(3).standard_normal((8, 4, 200, 200)).astype(np.float32)
+    g = np.random.default_rng(4).standard_normal(x.shape).astype(np.float32)
+    x.reshape(-1)[:5] = [np.nan, -0.0, 0.0, np.inf, -np.inf]
+    g.reshape(-1)[5:8] = [np.inf, np.nan, -np.inf]
+    results = {}
+    before = ember.get_num_threads()
+    try:
+        for threads in (1, 2):
+            ember.set_num_threads(threads)
+            e = ember.tensor(x, requires_grad=True)
+            y = ember.relu(e)
+            y.backward(ember.tensor(g))
+            results[threads] = (y.detach().numpy(), e.grad.numpy())
+    finally:
+        ember.set_num_threads(before)
+    t = torch.tensor(x, requires_grad=True)
+    ty = torch.relu(t)
+    ty.backward(torch.tensor(g))
+    for got in results.values():
+        np.testing.assert_array_equal(got[0], ty.detach().numpy())
+        np.testing.assert_array_equal(got[1], t.grad.numpy())

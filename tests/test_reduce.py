@@ -478,6 +478,10 @@ TRAILING_SUMS = {
     "mean_leading": lambda m, x: x.mean(0),
     "global_avg_pool": lambda m, x: m.nn.functional.adaptive_avg_pool2d(x.unsqueeze(0), 1),
     "global_avg_pool_unbatched": lambda m, x: m.nn.functional.adaptive_avg_pool1d(x, 1),
+    "leading_and_trailing": lambda m, x: x.sum((0, 2)),
+    "leading_and_trailing_keepdim": lambda m, x: x.sum((0, 2), keepdim=True),
+    "mean_leading_and_trailing": lambda m, x: x.mean((0, -1)),
+    "conv_bias_gradient": lambda m, x: x.reshape(10, 4, 16, 96).sum((0, 2, 3)),
     "transposed_falls_back": lambda m, x: x.transpose(1, 2).sum(-1),
     "middle_dim_falls_back": lambda m, x: x.mean(1),
 }
@@ -494,13 +498,15 @@ def test_sums_over_trailing_dims_of_large_tensors(name, dtype):
 
 
 @pytest.mark.parametrize("shape, dims", [((40, 16, 96), (2,)), ((60, 8, 40), (1, 2)),
-                                         ((16, 2048), (1,)), ((8, 4096), (0, 1))])
+                                         ((16, 2048), (1,)), ((8, 4096), (0, 1)),
+                                         ((40, 16, 96), (0, 2)), ((8, 4, 24, 24), (0, 2, 3)),
+                                         ((8, 4, 2048), (0, 2))])
 def test_blas_sums_match_numpy_reduction(shape, dims):
     """The BLAS paths give NumPy's sums to float32 rounding, and hand back None for rows
     longer than _BLAS_ROW_MAX or a whole-tensor sum (NumPy's pairwise sum keeps those)."""
     x = rng.standard_normal(shape).astype(np.float32) + 3
     out = reduce_ops._blas_sum(np, x, dims, False)
-    columns = math.prod(shape[d] for d in dims)
+    columns = math.prod(shape[d] for d in dims if d > 0 or len(dims) == x.ndim)
     if columns > reduce_ops._BLAS_ROW_MAX or len(dims) == x.ndim:
         assert out is None
     else:

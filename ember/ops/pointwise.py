@@ -27,6 +27,7 @@ import numpy as np  # np.errstate, dtypes and Python-number casts only; kernels 
 from .. import _dtype as dt
 from .. import return_types
 from .._functorch import batch_rules
+from .._parallel import by_rows
 from .._tensor import Tensor
 from ._dispatch import call_binary, call_unary
 from ._op import ELEMENTWISE, EXPORTS, REGISTRY, defop, export
@@ -204,12 +205,24 @@ def _abs_kernel(xp, a):
     return xp.abs(a)
 
 
+# relu and its backward split large inputs into row blocks on ember's threads (2 threads,
+# (128, 32, 28, 28) float32, ms: forward 1.21 -> 0.74, backward 2.16 -> 1.46); below ~1M
+# elements the parallel region costs about what it saves.
+_SPLIT_RELU_MIN = 1 << 20
+
+
 def _relu_kernel(xp, a):
     if a.dtype.kind in "bc":
         if a.dtype.kind == "c":
             raise NotImplementedError("clamp is not supported for complex types")
         raise RuntimeError("Boolean inputs not supported for relu")
-    return xp.maximum(a, 0)
+    if a.size < _SPLIT_RELU_MIN:
+        return xp.maximum(a, 0)
+    return by_rows(_relu_into, xp, (xp.empty(a.shape, a.dtype),), a)[0]
+
+
+def _relu_into(xp, outs, a):
+    xp.maximum(a, 0, out=outs[0])
 
 
 def _sigmoid(xp, a):
@@ -352,22 +365,29 @@ _sigmoid_backward = defop(
 _SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
-def _zeroed(xp, dy, drop):
-    """dy, except 0 where `drop` -- 0 also where dy is inf or nan, as torch's where() gives
-    (dy * keep would give nan there). Each element's bits are AND-ed with an all-ones or
-    all-zeros word: as fast as dy * keep, where NumPy's where() with a scalar was 5x slower."""
+def _threshold_backward_kernel(xp, dy, y, *, threshold):
+    """dy, except 0 where y <= threshold (torch's test: a nan y keeps its gradient) -- 0 also
+    where dy is inf or nan, as torch's where() gives (dy * keep would give nan there). Each
+    element's bits are AND-ed with an all-ones or all-zeros word: as fast as dy * keep, where
+    NumPy's where() with a scalar was 5x slower."""
     ints = _SAME_SIZE_INT.get(dy.dtype.itemsize)
-    if ints is None or dy.dtype.kind != "f" or dy.ndim == 0:
-        return xp.where(drop, xp.zeros((), dy.dtype), dy)
-    word = xp.subtract(drop.view(xp.int8), 1, dtype=ints)  # -1 (every bit set), or 0
-    xp.bitwise_and(dy.view(ints), word, out=word)
+    if ints is None or dy.dtype.kind != "f" or dy.ndim == 0 or dy.shape != y.shape:
+        return xp.where(y <= threshold, xp.zeros((), dy.dtype), dy)
+    word = xp.empty(dy.shape, ints)
+    by_rows(_zeroed_into, xp, (word,), dy, y, split=dy.size >= _SPLIT_RELU_MIN,
+            threshold=threshold)
     return word.view(dy.dtype)
 
 
-# torch drops the gradient where y <= threshold: a nan y keeps it
+def _zeroed_into(xp, outs, dy, y, *, threshold):
+    (word,) = outs
+    drop = y <= threshold
+    xp.subtract(drop.view(xp.int8), 1, out=word, dtype=word.dtype)  # -1 (every bit), or 0
+    xp.bitwise_and(dy.view(word.dtype), word, out=word)
+
+
 _threshold_backward = defop(
-    "threshold_backward", "arith",
-    lambda xp, dy, y, *, threshold: _zeroed(xp, dy, y <= threshold),
+    "threshold_backward", "arith", _threshold_backward_kernel,
     lambda g, y, threshold: (_threshold_backward(g, y, threshold=threshold), None),
     node_name="ThresholdBackwardBackward0")
 
