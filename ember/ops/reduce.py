@@ -234,8 +234,8 @@ def _sum_trailing(xp, a, dims):
 def _blas_sum(xp, a, dims, keepdim):
     """`a.sum(dims, keepdims=keepdim)` as a BLAS product when the summed dims lead or trail
     (`_sum_leading`, `_sum_trailing`), or both (a convolution's bias gradient sums (N, C, H, W)
-    over (0, 2, 3): the trailing ones by BLAS, then NumPy adds the few (N, C) rows; (128, 32,
-    28, 28): 0.54 -> ~0.2 ms), else None."""
+    over (0, 2, 3): the trailing ones by BLAS, then NumPy adds the few (N, C) rows; (128, 64,
+    14, 14), 1 thread: 0.41 -> 0.10 ms), else None."""
     out = _sum_leading(xp, a, dims)
     if out is not None:
         return out.reshape((1,) * len(dims) + out.shape) if keepdim else out
