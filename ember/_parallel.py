@@ -190,6 +190,10 @@ def one_blas_thread():
 # row_split gives each thread at least this many elements (measured: gelu on 2M float32
 # elements 6-8 ms on one thread, ~4 ms on two).
 SPLIT_ELEMENTS = 1 << 17
+# Kernels of one or two cheap passes (relu and its backward, eval-mode batch norm) are worth
+# splitting only from this many elements: below it the region's hand-over costs about what
+# it saves (measurements beside each kernel).
+SPLIT_CHEAP_ELEMENTS = 1 << 20
 
 
 def row_split(rows_independent=None):
@@ -252,7 +256,11 @@ def blocks(count, array):
     """Slices of range(count) -- an array's rows or channels -- one per thread when `array`
     is a NumPy array large enough to share out (SPLIT_ELEMENTS a thread at least), else one."""
     size = array.size if type(array) is _ndarray else 0
-    n = max(1, min(_threads, count, size // SPLIT_ELEMENTS))
+    return even_slices(count, max(1, min(_threads, count, size // SPLIT_ELEMENTS)))
+
+
+def even_slices(count, n):
+    """range(count) as n slices whose lengths differ by at most one."""
     bounds = [count * k // n for k in range(n + 1)]
     return [slice(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
 

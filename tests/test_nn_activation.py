@@ -340,7 +340,7 @@ def test_relu_backward_zeroes_inf_and_nan_gradients_like_torch(dtype, fn):
 
 def test_large_relu_and_its_backward_on_threads():
     """Inputs of a million elements and more run relu and its backward in row blocks on two
-    threads (pointwise.py's _SPLIT_RELU_MIN): the values and gradients of one thread and of
+    threads (_parallel.SPLIT_CHEAP_ELEMENTS): the values and gradients of one thread and of
     torch, infs and nans included."""
     x = np.random.default_rng(3).standard_normal((8, 4, 200, 200)).astype(np.float32)
     g = np.random.default_rng(4).standard_normal(x.shape).astype(np.float32)

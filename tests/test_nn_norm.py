@@ -281,7 +281,7 @@ def test_grad_fn_names_match_torch():
 
 def test_large_eval_batch_norm_on_threads():
     """An eval-mode batch norm of a million elements or more runs in row blocks on two threads
-    (norm.py's _EVAL_SPLIT_MIN); values and gradients stay torch's."""
+    (_parallel.SPLIT_CHEAP_ELEMENTS); values and gradients stay torch's."""
     x = A(4, 16, 128, 128)
     mean, var = A(16), np.abs(A(16)) + 0.5
     before = ember.get_num_threads()

@@ -38,7 +38,7 @@ import numpy as np  # shapes and NumPy's LinAlgError only: kernels use `xp`
 from .. import _creation, return_types
 from .. import _dtype as dt
 from .._functorch import batch_rules
-from .._parallel import get_num_threads, parallel_map
+from .._parallel import even_slices, get_num_threads, parallel_map
 from .._tensor import Tensor
 from .._utils import warn, wrap_dim, wrap_dims
 from ..autograd.grad_mode import no_grad
@@ -101,9 +101,7 @@ def _stacked_matmul(xp, a, b):
 
     def run(part):
         np.matmul(a[part], b[part], out=out[part])
-    count = a.shape[0]
-    parts = get_num_threads()
-    parallel_map(run, [slice(count * k // parts, count * (k + 1) // parts) for k in range(parts)])
+    parallel_map(run, even_slices(a.shape[0], get_num_threads()))
     return out
 
 

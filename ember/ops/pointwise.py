@@ -27,7 +27,7 @@ import numpy as np  # np.errstate, dtypes and Python-number casts only; kernels 
 from .. import _dtype as dt
 from .. import return_types
 from .._functorch import batch_rules
-from .._parallel import by_rows
+from .._parallel import SPLIT_CHEAP_ELEMENTS, by_rows
 from .._tensor import Tensor
 from ._dispatch import call_binary, call_unary
 from ._op import ELEMENTWISE, EXPORTS, REGISTRY, defop, export
@@ -205,18 +205,15 @@ def _abs_kernel(xp, a):
     return xp.abs(a)
 
 
-# relu and its backward split large inputs into row blocks on ember's threads (2 threads,
-# (128, 32, 28, 28) float32, ms: forward 1.21 -> 0.74, backward 2.16 -> 1.46); below ~1M
-# elements the parallel region costs about what it saves.
-_SPLIT_RELU_MIN = 1 << 20
-
-
+# relu and its backward split inputs of SPLIT_CHEAP_ELEMENTS or more into row blocks on
+# ember's threads (2 threads, (128, 32, 28, 28) float32, ms: forward 1.21 -> 0.74, backward
+# 2.16 -> 1.46).
 def _relu_kernel(xp, a):
     if a.dtype.kind in "bc":
         if a.dtype.kind == "c":
             raise NotImplementedError("clamp is not supported for complex types")
         raise RuntimeError("Boolean inputs not supported for relu")
-    if a.size < _SPLIT_RELU_MIN:
+    if a.size < SPLIT_CHEAP_ELEMENTS:
         return xp.maximum(a, 0)
     return by_rows(_relu_into, xp, (xp.empty(a.shape, a.dtype),), a)[0]
 
@@ -374,7 +371,7 @@ def _threshold_backward_kernel(xp, dy, y, *, threshold):
     if ints is None or dy.dtype.kind != "f" or dy.ndim == 0 or dy.shape != y.shape:
         return xp.where(y <= threshold, xp.zeros((), dy.dtype), dy)
     word = xp.empty(dy.shape, ints)
-    by_rows(_zeroed_into, xp, (word,), dy, y, split=dy.size >= _SPLIT_RELU_MIN,
+    by_rows(_zeroed_into, xp, (word,), dy, y, split=dy.size >= SPLIT_CHEAP_ELEMENTS,
             threshold=threshold)
     return word.view(dy.dtype)
 

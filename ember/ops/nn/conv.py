@@ -23,7 +23,7 @@ import itertools
 import math
 
 from ..._functorch import batch_rules
-from ..._parallel import blocks, get_num_threads, parallel_map
+from ..._parallel import blocks, even_slices, get_num_threads, parallel_map
 from .._dispatch import autocast_args
 from .._op import MULTILINEAR, export, op
 
@@ -358,8 +358,7 @@ def _batch_slices(batch, step):
     if count > 1:
         threads = get_num_threads()
         count = min(batch, -(-count // threads) * threads)
-    bounds = [batch * k // count for k in range(count + 1)] if count else [0]
-    return [slice(lo, hi) for lo, hi in zip(bounds, bounds[1:])]
+    return even_slices(batch, count) if count else []
 
 
 @op("none", name="convolution", node_name="ConvolutionBackward0")

@@ -40,7 +40,7 @@ import numpy as np  # np.errstate only: an empty normalized shape gives nan sile
 
 from ... import _dtype as dt
 from ..._functorch import batch_rules
-from ..._parallel import blocks, by_rows, parallel_map
+from ..._parallel import SPLIT_CHEAP_ELEMENTS, blocks, by_rows, parallel_map
 from ..._tensor import Size
 from ...autograd import grad_mode
 from ...autograd.forward_ad import rules_must_differentiate
@@ -413,19 +413,16 @@ def _batch_norm(xp, a, weight, bias, running_mean, running_var, *, training, mom
         x2 = x3.reshape(x3.shape[0], -1)
         y = by_rows(_scale_shift_into, xp, (xp.empty(x2.shape, x2.dtype),), x2,
                     xp.repeat(scale, positions), xp.repeat(shift, positions),
-                    split=x2.size >= _EVAL_SPLIT_MIN)[0]
+                    split=x2.size >= SPLIT_CHEAP_ELEMENTS)[0]
     return y.reshape(a.shape).astype(a.dtype, copy=False)
-
-
-# Eval-mode batch norm is two passes of cheap arithmetic: worth two threads from ~1M elements
-# (2 threads, ResNet's eval shapes, ms serial -> split: (32, 64, 32, 32) 0.84 -> 0.56,
-# (32, 128, 16, 16) 0.31 -> 0.23; but (32, 512, 4, 4) 0.15 -> 0.21, the hand-over dominating).
-_EVAL_SPLIT_MIN = 1 << 20
 
 
 def _scale_shift_into(xp, outs, x2, scale, shift):
     """Eval-mode batch norm of the (N, C*P) view, y = x * scale + shift with each channel's
-    factors repeated P times, written into outs[0] (in row blocks when the caller splits)."""
+    factors repeated P times, written into outs[0]. Two cheap passes: the caller splits them
+    into row blocks from SPLIT_CHEAP_ELEMENTS (2 threads, ResNet's eval shapes, ms serial ->
+    split: (32, 64, 32, 32) 0.84 -> 0.56, (32, 128, 16, 16) 0.31 -> 0.23; but (32, 512, 4, 4)
+    0.15 -> 0.21, the hand-over dominating)."""
     (y,) = outs
     xp.multiply(x2, scale, out=y)
     y += shift
