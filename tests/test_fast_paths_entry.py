@@ -264,3 +264,94 @@ def test_small_float_total_overflow_is_silent_even_with_warnings_as_errors():
         with np.errstate(over="warn"):  # a state that is not ember's: NumPy warns
             assert x.sum().item() == float("inf")
             assert x.mean().item() == float("inf")
+
+
+BINARY = ["add", "sub", "mul", "div"]
+OPERANDS = {  # other operand of a float32 / int64 / bool tensor
+    "tensor": lambda dtype: _pair(dtype, seed=1),
+    "row": lambda dtype: _pair(dtype, shape=(4,), seed=2),
+    "float": lambda dtype: (1.5, 1.5),
+    "int": lambda dtype: (3, 3),
+    "bool": lambda dtype: (True, True),
+    "float64 tensor": lambda dtype: _pair("float64", seed=3),
+    "0-d int tensor": lambda dtype: (ember.tensor(2), torch.tensor(2)),
+}
+
+
+@pytest.mark.parametrize("name", BINARY)
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+@pytest.mark.parametrize("other", sorted(OPERANDS))
+def test_binary_functions_fast_path_matches_torch(name, dtype, other):
+    """`ember.add(a, b)`, `a.mul(b)`, ... hand a tensor and a tensor or float / int straight
+    to `call_binary`: the same results, dtypes and errors as torch's for every operand kind
+    (bool operands, which `sub` refuses, and mixed dtypes take the checked path)."""
+    a, ta = _pair(dtype)
+    b, tb = OPERANDS[other](dtype)
+    for ours, theirs in ((getattr(ember, name), getattr(torch, name)),
+                         (getattr(ember.Tensor, name), getattr(torch.Tensor, name))):
+        try:
+            expected = theirs(ta, tb)
+        except (RuntimeError, TypeError) as e:
+            with pytest.raises(type(e)):
+                ours(a, b)
+            continue
+        _same(ours(a, b), expected)
+
+
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_functions_fast_path_records_torchs_nodes_and_gradients(name):
+    a, ta = _pair("float32")
+    b, tb = _pair("float32", seed=1)
+    for other, t_other in ((b, tb), (2.5, 2.5)):
+        x, tx = a.clone().requires_grad_(), ta.clone().requires_grad_()
+        y, ty = getattr(ember, name)(x, other), getattr(torch, name)(tx, t_other)
+        assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+        y.sum().backward()
+        ty.sum().backward()
+        _same(x.grad, tx.grad)
+
+
+def test_binary_functions_keep_alpha_and_rounding_mode():
+    a, ta = _pair("float32")
+    b, tb = _pair("float32", seed=1)
+    for alpha in (2, 0.5, True):
+        if alpha is True:  # torch: a bool alpha for float tensors is refused
+            with pytest.raises(RuntimeError):
+                torch.add(ta, tb, alpha=alpha)
+            with pytest.raises(RuntimeError):
+                ember.add(a, b, alpha=alpha)
+            continue
+        _same(ember.add(a, b, alpha=alpha), torch.add(ta, tb, alpha=alpha))
+        _same(a.sub(b, alpha=alpha), ta.sub(tb, alpha=alpha))
+    for mode in ("trunc", "floor"):
+        _same(ember.div(a, b, rounding_mode=mode), torch.div(ta, tb, rounding_mode=mode))
+
+
+CAT_CASES = {
+    "0-d": lambda m: [m.ones(2), m.tensor(1.0)],
+    "0-d first": lambda m: [m.tensor(1.0), m.ones(2)],
+    "ndim": lambda m: [m.ones(2, 3), m.ones(2, 3, 1)],
+    "fewer dims": lambda m: [m.ones(2, 3), m.ones(2)],
+    "size": lambda m: [m.ones(2, 3), m.ones(4, 3), m.ones(2, 4)],
+    "legacy empty": lambda m: [m.ones(0), m.ones(2, 3), m.ones(0), m.ones(1, 3)],
+    "only empty": lambda m: [m.ones(0), m.ones(0)],
+    "empty list": lambda m: [],
+    "along dim 1": lambda m: [m.ones(2, 3), m.ones(2, 1)],
+    "dim out of range": lambda m: [m.ones(2, 3), m.ones(2, 3)],
+}
+
+
+@pytest.mark.parametrize("case", sorted(CAT_CASES))
+@pytest.mark.parametrize("dim", [0, 1, -1, 2])
+def test_cat_checks_numpy_shapes_as_torch_checks_sizes(case, dim):
+    """cat compares its inputs' NumPy shape tuples (no Size objects): the same results, and
+    the same errors and messages, as torch."""
+    try:
+        expected = torch.cat(CAT_CASES[case](torch), dim)
+    except (RuntimeError, ValueError, IndexError) as e:
+        with pytest.raises(type(e)) as caught:
+            ember.cat(CAT_CASES[case](ember), dim)
+        first_line = str(e).splitlines()[0]
+        assert str(caught.value).splitlines()[0].replace("ember", "torch") == first_line
+        return
+    _same(ember.cat(CAT_CASES[case](ember), dim), expected)

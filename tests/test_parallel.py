@@ -90,6 +90,59 @@ def test_row_split_kernels_match_one_thread(name, monkeypatch, restore_threads):
         np.testing.assert_allclose(split, one, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_by_rows_in_cache_pieces_cover_every_row_once(threads, monkeypatch, restore_threads):
+    """`in_cache=True` walks each block in pieces of at most CACHE_ELEMENTS elements: every
+    row is written once, by a piece of the inputs cut alike (a broadcast row goes whole)."""
+    monkeypatch.setattr(_parallel, "SPLIT_ELEMENTS", 8)
+    monkeypatch.setattr(_parallel, "CACHE_ELEMENTS", 3 * 7)
+    ember.set_num_threads(threads)
+    x = np.arange(13 * 7, dtype=np.float64).reshape(13, 7)
+    scale = np.linspace(1, 2, 7)
+    sizes = []
+
+    def kernel(xp, outs, a, w):
+        sizes.append(a.shape[0])
+        outs[0][...] = a * w + outs[0]  # a row written twice would count twice
+    out = np.zeros_like(x)
+    _parallel.by_rows(kernel, np, (out,), x, scale, in_cache=True)
+    np.testing.assert_array_equal(out, x * scale)
+    assert sum(sizes) == 13 and max(sizes) == 3 and len(sizes) >= 5
+
+
+def test_cache_pieces_of_a_block():
+    a = np.empty((10, 4))
+    assert _parallel.cache_pieces(slice(3, 10), a) == [slice(3, 10)]  # 40 elements fit
+    original = _parallel.CACHE_ELEMENTS
+    try:
+        _parallel.CACHE_ELEMENTS = 9  # two rows of 4
+        assert _parallel.cache_pieces(slice(3, 10), a) == [
+            slice(3, 5), slice(5, 7), slice(7, 9), slice(9, 10)]
+        _parallel.CACHE_ELEMENTS = 2  # less than a row: one row a piece
+        assert _parallel.cache_pieces(slice(0, 2), a) == [slice(0, 1), slice(1, 2)]
+    finally:
+        _parallel.CACHE_ELEMENTS = original
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_in_cache_pieces_matches_one_pass(approximate, monkeypatch, restore_threads):
+    """gelu's forward runs a contiguous input as rows of its last dim in cache-sized pieces;
+    a strided input keeps its own rows. Both give the single-piece values, and torch's."""
+    torch = pytest.importorskip("torch")
+    x = ember.linspace(-6, 6, 4 * 5 * 6).reshape(4, 5, 6)
+    inputs = {"contiguous": x, "strided": x.transpose(0, 2)}
+    for name, a in inputs.items():
+        whole = F.gelu(a, approximate=approximate).numpy()
+        monkeypatch.setattr(_parallel, "CACHE_ELEMENTS", 2 * 6)
+        for threads in (1, 2):
+            ember.set_num_threads(threads)
+            np.testing.assert_array_equal(F.gelu(a, approximate=approximate).numpy(), whole)
+        monkeypatch.undo()
+        expected = torch.nn.functional.gelu(torch.from_numpy(a.numpy()),
+                                            approximate=approximate)
+        np.testing.assert_allclose(whole, expected.numpy(), rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("shape,kernel", [((5, 3, 8, 8), 2), ((4, 2, 9, 7), 3)])
 def test_row_split_max_pool_matches_one_thread(shape, kernel, monkeypatch, restore_threads):
     """A multi-output kernel (values and choices) and its backward, with a cropped border."""

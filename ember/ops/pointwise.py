@@ -108,6 +108,16 @@ def _is_number(x):
     return isinstance(x, numbers.Number) and not isinstance(x, Tensor)
 
 
+def _plain_operands(input, other):
+    """Whether a binary function (`add`, `mul`, ...) may hand its operands straight to
+    `call_binary`: a tensor and a tensor or a Python float or int (not a bool), the common
+    case, which no argument check can fail (callgrind, 16 elements under no_grad:
+    `ember.mul(a, b)` 22.5k -> ~13k instructions, as `a * b`)."""
+    kind = type(other)
+    return isinstance(input, Tensor) and (kind is float or kind is int or
+                                          isinstance(other, Tensor))
+
+
 def _check_operands(name, input, other, numbers_ok):
     """torch's argument parsing: `numbers_ok` says which operands may be Python numbers --
     "either" (add(2, x) works), "other" (eq(x, 2) but not eq(2, x)) or "none" (atan2)."""
@@ -856,6 +866,8 @@ def _check_sub(input, other):
 @export(method=True)
 def add(input, other, *, alpha=1):
     """input + alpha * other."""
+    if alpha == 1 and type(alpha) is int and _plain_operands(input, other):
+        return call_binary(_add, input, other)
     _check_operands("add", input, other, "either")
     op, attrs = _alpha_op(_add, _add_alpha, alpha)
     return op(input, other, **attrs)
@@ -864,6 +876,9 @@ def add(input, other, *, alpha=1):
 @export(method=True)
 def sub(input, other, *, alpha=1):
     """input - alpha * other."""
+    if alpha == 1 and type(alpha) is int and _plain_operands(input, other) and \
+            input._dtype is not dt.bool and not _is_bool(other):
+        return call_binary(_sub, input, other)
     _check_operands("sub", input, other, "either")
     _check_sub(input, other)
     op, attrs = _alpha_op(_sub, _sub_alpha, alpha)
@@ -911,6 +926,8 @@ export(sub_, name="subtract_", function=False, method=True)
 @export(method=True)
 def mul(input, other):
     """input * other, broadcast, with the promoted dtype; either side may be a number."""
+    if _plain_operands(input, other):
+        return call_binary(_mul if isinstance(other, Tensor) else _mul_scalar, input, other)
     _check_operands("mul", input, other, "either")
     if _is_number(other):
         return _mul_scalar(input, other)
@@ -974,6 +991,8 @@ def _div_op(rounding_mode):
 def div(input, other, *, rounding_mode=None):
     """True division (always floating), or rounded toward zero ('trunc') or down ('floor'),
     which keep the promoted dtype and have zero gradient."""
+    if rounding_mode is None and _plain_operands(input, other):
+        return call_binary(_div if isinstance(other, Tensor) else _div_scalar, input, other)
     _check_operands("div", input, other, "either")
     op = _div_op(rounding_mode)
     if op is _div and _is_number(other):

@@ -1138,9 +1138,9 @@ def _legacy_empty(shape):
 
 
 def _cat_kernel(xp, *arrays, dim):
-    kept = [a for a in arrays if not _legacy_empty(a.shape)] or arrays[:1]
+    kept = [a for a in arrays if a.size or a.ndim != 1] or arrays[:1]  # as _legacy_empty
     shape = list(kept[0].shape)
-    shape[dim] = builtins.sum(a.shape[dim] for a in kept)
+    shape[dim] = builtins.sum([a.shape[dim] for a in kept])
     out = xp.empty(shape, dtype=kept[0].dtype)  # contiguous whatever the inputs' layouts
     return xp.concatenate(kept, axis=dim, out=out)
 
@@ -1160,23 +1160,24 @@ def cat(tensors, dim=0):
     tensors = _tensors((tuple(tensors),), "cat")
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    for i, t in enumerate(tensors):
-        if t.ndim == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
-                               "concatenated")
-    ref = next((t for t in tensors if not _legacy_empty(t.shape)), tensors[0])
-    dim = wrap_dim(dim, ref.ndim)
-    for i, t in enumerate(tensors):
-        if _legacy_empty(t.shape):
+    shapes = [t._data.shape for t in tensors]  # NumPy's tuples: no Size made per read
+    ref = next((s for s in shapes if not _legacy_empty(s)), shapes[0])
+    if not all(shapes):  # a 0-d tensor's shape is ()
+        i = next(i for i, s in enumerate(shapes) if not s)
+        raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                           "concatenated")
+    dim = 0 if _legacy_empty(ref) else wrap_dim(dim, len(ref))  # all empty: torch ignores dim
+    for i, shape in enumerate(shapes):
+        if shape == ref or _legacy_empty(shape) or len(shape) == len(ref) and \
+                shape[:dim] == ref[:dim] and shape[dim + 1:] == ref[dim + 1:]:
             continue
-        if t.ndim != ref.ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} "
-                               f"and {t.ndim}")
-        for d in range(ref.ndim):
-            if d != dim and t.shape[d] != ref.shape[d]:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
-                                   f"Expected size {ref.shape[d]} but got size {t.shape[d]} "
-                                   f"for tensor number {i} in the list.")
+        if len(shape) != len(ref):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} "
+                               f"and {len(shape)}")
+        d = next(d for d in range(len(ref)) if d != dim and shape[d] != ref[d])
+        raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+                           f"Expected size {ref[d]} but got size {shape[d]} for tensor "
+                           f"number {i} in the list.")
     return _cat(*tensors, dim=dim)
 
 

@@ -513,10 +513,16 @@ def _gelu_kernel(xp, a, *, approximate):
     """(gelu(a), s), s the part of the slope that only the forward computes -- Phi(x), or
     t = tanh(K x (1 + C x^2)) for the tanh form -- kept so that the backward does not
     evaluate erf (~14 passes) again. Both results are written in place, in row blocks on
-    the thread pool for large inputs: no temporary arrays at all."""
+    the thread pool for large inputs and in cache-sized pieces: no temporary arrays at all."""
     x = _floating("GeluKernelImpl", xp, a)
     outs = (xp.empty(x.shape, x.dtype), xp.empty(x.shape, x.dtype))
-    return by_rows(_gelu_into, xp, outs, x, approximate=approximate)
+    # a C-contiguous input as a matrix of its last dim's rows (views), which `by_rows` can
+    # cut into pieces that fit in cache: 2048 x 1024 float32, ms, 1 thread 5.4 -> 4.6,
+    # 2 threads 2.8 -> 2.5 (its backward, of half as many passes, gained nothing)
+    rows = (-1, x.shape[-1]) if x.ndim > 2 and x.size and x.flags.c_contiguous else x.shape
+    by_rows(_gelu_into, xp, tuple(o.reshape(rows) for o in outs), x.reshape(rows),
+            in_cache=True, approximate=approximate)
+    return outs
 
 
 def _gelu_into(xp, outs, x, *, approximate):
