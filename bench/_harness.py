@@ -2,7 +2,8 @@
 
 Each workload is a function `make(lib) -> step` that builds its inputs with the given library
 (ember or torch) and returns a zero-argument `step` to time. Runs alternate between the two
-libraries (A B A B ...) after a warm-up, so drift in machine speed hits both equally; we report
+libraries (A B A B ...) after a warm-up, so drift in machine speed hits both equally, each block
+after a pause in which the other library's worker threads go idle (`settle`); we report
 medians and the ember/torch ratio of medians.
 """
 import json
@@ -32,6 +33,18 @@ def set_threads(n):
         threadpool_limits(n)
     except ImportError:
         pass
+
+
+# torch's OpenMP worker threads keep spinning, a core busy, for ~10 ms after its last op
+# (measured: process CPU time during a sleep right after an mlp step); ember's OpenBLAS
+# workers for ~0.3 ms. A block of one library that starts at once after the other's would
+# share the cores with those spinning threads for its first step.
+SETTLE_SECONDS = 0.05
+
+
+def settle():
+    """Wait until the other library's idle worker threads have stopped spinning."""
+    time.sleep(SETTLE_SECONDS)
 
 
 def time_step(step, repeats):
@@ -74,6 +87,7 @@ def compare(name, make, repeats=20, warmup=3, rounds=3):
     samples = {label: [] for label, _ in libs}
     for _ in range(rounds):
         for label, _ in libs:
+            settle()
             samples[label] += time_step(steps[label], repeats)
     result = {"workload": name}
     for label, _ in libs:

@@ -7,7 +7,9 @@
 For each thread count a fresh process is started (BLAS reads its thread count at import).
 In it, each workload is built in both libraries, warmed up (at least a second each), then
 timed alternately (ember, torch, ember, torch, ...) so that drift in machine speed affects
-both alike; the median time per step is reported with the ember/torch ratio. Peak memory is
+both alike, each block after a 50 ms pause in which the other library's worker threads stop
+spinning (torch's keep a core busy for ~10 ms after its last op); the median time per step
+is reported with the ember/torch ratio. Peak memory is
 measured separately: one fresh process per library and workload warms up, runs a few steps
 and reports the growth of its peak resident memory (VmHWM) over what it held once the model
 was built, plus the private memory of ember's helper process where one ran (a large LSTM
@@ -70,7 +72,7 @@ def _importable_root():
 def time_workloads(names, rounds, repeats, device):
     """Child process: alternate the libraries on each workload; return rows of results."""
     _importable_root()
-    from bench._harness import time_step, warm_up
+    from bench._harness import settle, time_step, warm_up
     from bench.workloads import WORKLOADS
 
     libs = _libraries()
@@ -82,7 +84,10 @@ def time_workloads(names, rounds, repeats, device):
         samples = {label: [] for label in steps}
         round_ratios = []  # ember/torch of each round's medians: how much the ratio moves
         for _ in range(rounds):
-            this_round = {label: time_step(step, repeats) for label, step in steps.items()}
+            this_round = {}
+            for label, step in steps.items():
+                settle()
+                this_round[label] = time_step(step, repeats)
             for label, times in this_round.items():
                 samples[label] += times
             if "torch" in this_round:
