@@ -99,3 +99,38 @@ def test_no_workload_computes_in_float64(monkeypatch):
         make(ember)()
     assert np.dtype(np.float64) not in seen, sorted(seen.get(np.dtype(np.float64), ()))
     assert set(seen[np.dtype(np.float32)]) == set(WORKLOADS)
+
+
+def test_profile_script_ranks_each_librarys_ops_by_self_time():
+    """bench/op_profile.py prints one table per library, its rows in order of self time."""
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, os.path.join(root, "bench", "op_profile.py"), "mlp",
+                          "--threads", "1", "--steps", "1", "--rows", "4"],
+                         capture_output=True, text=True, check=True).stdout
+    tables = {}
+    for block in out.split("\n\n"):
+        lines = [line for line in block.strip().splitlines() if line]
+        if lines and lines[0].startswith(("ember:", "torch:")):
+            tables[lines[0].split(":")[0]] = lines[2:]
+    assert set(tables) == {"ember", "torch"}
+    for label, rows in tables.items():
+        assert 1 <= len(rows) <= 4
+        times = [float(row.split()[-3]) for row in rows]
+        assert times == sorted(times, reverse=True) and times[0] > 0
+        assert any(row.startswith(("ember::addmm", "ember::mm", "aten::addmm", "aten::mm"))
+                   for row in rows)  # an MLP step is mostly its products
+
+
+def test_profile_top_ops_per_step_and_share():
+    from types import SimpleNamespace
+
+    from bench.op_profile import top_ops
+
+    events = [SimpleNamespace(key="a", self_cpu_time_total=3000.0, count=4),
+              SimpleNamespace(key="b", self_cpu_time_total=1000.0, count=2),
+              SimpleNamespace(key="c", self_cpu_time_total=6000.0, count=8)]
+    assert top_ops(events, steps=2, rows=2) == [("c", 3.0, 4.0, 0.6), ("a", 1.5, 2.0, 0.3)]
