@@ -355,3 +355,56 @@ def test_cat_checks_numpy_shapes_as_torch_checks_sizes(case, dim):
         assert str(caught.value).splitlines()[0].replace("ember", "torch") == first_line
         return
     _same(ember.cat(CAT_CASES[case](ember), dim), expected)
+
+
+CLAMP_BOUNDS = [(0.0, 1.0), (0, 1), (-1.5, None), (None, 0.25), (2, -2), (True, None),
+                (float("nan"), None), (float("-inf"), float("inf"))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64", "bool"])
+@pytest.mark.parametrize("bounds", CLAMP_BOUNDS, ids=str)
+def test_clamp_with_number_bounds_matches_the_general_path_and_torch(dtype, bounds):
+    """clamp / clamp_min / clamp_max with Python-number bounds enter through `call_numbers`:
+    the same values, dtypes and errors as `call` (the op called directly) and as torch, for
+    every dtype, 0-d inputs, nan and inf bounds, and min > max."""
+    lo, hi = bounds
+    for shape in ((3, 4), ()):
+        a, ta = _pair(dtype, shape=shape)
+        if dtype.startswith("float") and shape:
+            a[0, 0] = ta[0, 0] = float("nan")
+        forms = [lambda m, x: m.clamp(x, lo, hi)]
+        if hi is None and lo is not None:
+            forms.append(lambda m, x: m.clamp_min(x, lo))
+        if lo is None and hi is not None:
+            forms.append(lambda m, x: x.clamp_max(hi))
+        for form in forms:
+            try:
+                expected = form(torch, ta)
+            except (RuntimeError, TypeError) as e:
+                with pytest.raises(type(e)):
+                    form(ember, a)
+                continue
+            ours = form(ember, a)
+            _same(ours, expected)
+            np.testing.assert_array_equal(np.isnan(ours.numpy().astype(np.float64)),
+                                          np.isnan(expected.numpy().astype(np.float64)))
+    from ember.ops import pointwise
+
+    if dtype == "float32" and lo is not None and hi is not None:
+        general = pointwise._clamp_scalar(a, lo, hi)  # Op.__call__: dispatch's `call`
+        np.testing.assert_array_equal(ember.clamp(a, lo, hi).numpy(), general.numpy())
+
+
+def test_clamp_fast_path_records_torchs_nodes_and_is_seen_by_observers():
+    x, tx = (lib.tensor([-2.0, 0.5, 3.0], requires_grad=True) for lib in (ember, torch))
+    for form in (lambda m, t: m.clamp(t, -1.0, 1.0), lambda m, t: t.clamp(min=0.0),
+                 lambda m, t: t.clamp_max(1), lambda m, t: m.clamp(t, m.tensor(-1.0), None)):
+        y, ty = form(ember, x), form(torch, tx)
+        assert type(y.grad_fn).__name__ == type(ty.grad_fn).__name__
+        y.sum().backward()
+        ty.sum().backward()
+        _same(x.grad, tx.grad)
+        x.grad = tx.grad = None
+    # vmap is an observer: it sees the op and batches it
+    batched = ember.func.vmap(lambda t: t.clamp(0.0, 1.0))(ember.tensor([[-1.0, 2.0], [0.5, 3.0]]))
+    np.testing.assert_array_equal(batched.numpy(), [[0.0, 1.0], [0.5, 1.0]])

@@ -8,8 +8,9 @@ input requires grad. One global test lets something else see every op first: `_o
 innermost of a stack of observers (a profiler; vmap and forward-mode AD, ember/_functorch/),
 each of which runs the op through the ones below it with `call_below`. The hottest public
 functions (operators, elementwise math, sums, max/min, small products, common views, `x[i]`)
-enter through `call_unary` / `call_binary`, which run the common case -- CPU tensors of one
-dtype, no observer, no autocast -- without `call`'s passes over `*args` and keywords. In-place ops
+enter through `call_unary` / `call_binary` (clamp through `call_numbers`), which run the common
+case -- CPU tensors of one dtype, no observer, no autocast -- without `call`'s passes over
+`*args` and keywords. In-place ops
 (`dispatch_inplace`) compute out of place, write the result into the target's memory, bump its
 version counter and rebase its history (torch's `CopySlices` when the target is a view).
 
@@ -198,6 +199,38 @@ def _run_plain(op, a, b, wants_grad, x, y, attrs):
         _mark_views(op, a, attrs, (out,))
     if wants_grad and op.rule is not None and _grad.grad_enabled:
         record_one(op, (a,) if y is None else (a, b), attrs or {}, out)
+    return out
+
+
+def call_numbers(op, a, *numbers):
+    """`op(a, *numbers)` for an op of one tensor and operands that are Python numbers or None
+    (clamp's bounds): `call`'s common case -- a floating CPU tensor, float / int / None
+    operands, no observer, no autocast -- with the numbers made scalars of a's dtype as `call`
+    makes them, but without its passes over the operands (a None sends `call` to the
+    promotion table); anything else goes to `call`. (16 elements under no_grad, the clamp op
+    with two bounds 33.7k -> 26.1k instructions, with one 33.2k -> ~22k, callgrind.)"""
+    if _observer is not None or _autocast is not None or not isinstance(a, Tensor) or \
+            a._device is not CPU or a._dtype.category < _FLOATING:
+        return call(op, a, *numbers)
+    scalar = a._dtype.np.type
+    values = []
+    for v in numbers:
+        kind = type(v)
+        if kind is float or kind is int:
+            values.append(scalar(v))
+        elif v is None:
+            values.append(None)
+        else:
+            return call(op, a, *numbers)
+    try:
+        result = op.kernel(np, a._data, *values)
+    except ValueError as e:
+        raise _explain(e, (a,) + numbers) from None
+    except RuntimeWarning:  # an inf or nan, with warnings as errors: torch is silent
+        return quietly(call, op, a, *numbers)
+    out = _wrap(result, a._dtype.np, CPU, np)
+    if a._requires_grad and op.rule is not None and _grad.grad_enabled:
+        record_one(op, (a,) + numbers, {}, out)
     return out
 
 

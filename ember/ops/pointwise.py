@@ -29,7 +29,7 @@ from .. import return_types
 from .._functorch import batch_rules
 from .._parallel import SPLIT_CHEAP_ELEMENTS, by_rows
 from .._tensor import Tensor
-from ._dispatch import call_binary, call_unary
+from ._dispatch import call_binary, call_numbers, call_unary
 from ._op import ELEMENTWISE, EXPORTS, REGISTRY, defop, export
 
 _FIRST_OP = len(REGISTRY)  # the ops this module declares come after (see the end of the file)
@@ -584,7 +584,7 @@ def _clamp_bounds(min, max):
 def clamp(input, min=None, max=None):
     """Clamp each element into [min, max]; bounds are numbers or (broadcast) tensors."""
     _clamp_bounds(min, max)
-    return _by_bounds(_clamp_scalar, _clamp, min, max)(input, min, max)
+    return call_numbers(_by_bounds(_clamp_scalar, _clamp, min, max), input, min, max)
 
 
 @export(function=False, method=True)
@@ -598,14 +598,14 @@ def clamp_(self, min=None, max=None):
 def clamp_min(input, min):
     """Clamp each element to at least `min` (a number or a broadcast tensor)."""
     _clamp_bounds(min, None)
-    return _by_bounds(_clamp_min, _clamp_min_tensor, min)(input, min, None)
+    return call_numbers(_by_bounds(_clamp_min, _clamp_min_tensor, min), input, min, None)
 
 
 @export(method=True)
 def clamp_max(input, max):
     """Clamp each element to at most `max` (a number or a broadcast tensor)."""
     _clamp_bounds(None, max)
-    return _by_bounds(_clamp_max, _clamp_max_tensor, max)(input, None, max)
+    return call_numbers(_by_bounds(_clamp_max, _clamp_max_tensor, max), input, None, max)
 
 
 @export(function=False, method=True)
