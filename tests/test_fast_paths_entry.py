@@ -408,3 +408,26 @@ def test_clamp_fast_path_records_torchs_nodes_and_is_seen_by_observers():
     # vmap is an observer: it sees the op and batches it
     batched = ember.func.vmap(lambda t: t.clamp(0.0, 1.0))(ember.tensor([[-1.0, 2.0], [0.5, 3.0]]))
     np.testing.assert_array_equal(batched.numpy(), [[0.0, 1.0], [0.5, 1.0]])
+
+
+@pytest.mark.parametrize("shape", [(), (4,), (3, 2), (2, 0, 3), (2, 3, 4)])
+@pytest.mark.parametrize("count", [1, 3])
+def test_stack_as_one_concatenate_matches_numpy_and_torch(shape, count):
+    """stack along a dim before the last new one is one concatenate into the result viewed
+    with that dim merged into the next; along the new last dim it stays np.stack. Every dim,
+    empty and 0-d tensors, strided inputs, and the gradient, against NumPy and torch."""
+    rng = np.random.default_rng(count)
+    arrays = [rng.standard_normal(shape).astype(np.float32) for _ in range(count)]
+    for dim in range(-len(shape) - 1, len(shape) + 1):
+        for strided in (False, True):
+            data = [a.T.copy().T if strided else a for a in arrays]  # (F-ordered when strided)
+            ours = [ember.tensor(a).requires_grad_() for a in data]
+            theirs = [torch.tensor(a).requires_grad_() for a in data]
+            y, ty = ember.stack(ours, dim), torch.stack(theirs, dim)
+            np.testing.assert_array_equal(y.detach().numpy(), np.stack(data, dim))
+            assert y.is_contiguous() and tuple(y.shape) == tuple(ty.shape)
+            weights = rng.standard_normal(tuple(ty.shape)).astype(np.float32)
+            (y * ember.tensor(weights)).sum().backward()
+            (ty * torch.tensor(weights)).sum().backward()
+            for a, ta in zip(ours, theirs):
+                np.testing.assert_array_equal(a.grad.numpy(), ta.grad.numpy())

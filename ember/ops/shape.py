@@ -1196,7 +1196,15 @@ def concatenate(tensors, dim=0):
 def _stack_kernel(xp, *arrays, dim):
     shape = list(arrays[0].shape)
     shape.insert(dim, len(arrays))
-    return xp.stack(arrays, axis=dim, out=xp.empty(shape, dtype=arrays[0].dtype))
+    out = xp.empty(shape, dtype=arrays[0].dtype)
+    if dim < arrays[0].ndim:
+        # the new dim and the one after it, merged, are the inputs' dim concatenated: one
+        # concatenate, without np.stack's Python pass that makes a new view of every input
+        # (`ember.stack` of 64 tensors of 4: 563k -> 260k instructions, callgrind)
+        xp.concatenate(arrays, axis=dim, out=out.reshape(
+            shape[:dim] + [shape[dim] * shape[dim + 1]] + shape[dim + 2:]))
+        return out
+    return xp.stack(arrays, axis=dim, out=out)
 
 
 _stack = defop("stack", "arith", _stack_kernel, lambda g, dim: tuple(g.unbind(dim)))
@@ -1208,11 +1216,12 @@ def stack(tensors, dim=0):
     tensors = _tensors((tuple(tensors),), "stack")
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
-    shape = tensors[0].shape
+    shape = tensors[0]._data.shape  # NumPy's tuples: no Size made per tensor (as cat)
     for i, t in enumerate(tensors):
-        if t.shape != shape:
+        if t._data.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(shape)} at entry 0 and {list(t.shape)} at entry {i}")
+                               f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry "
+                               f"{i}")
     return _stack(*tensors, dim=wrap_dim(dim, len(shape) + 1))
 
 
