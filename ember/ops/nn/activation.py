@@ -50,6 +50,7 @@ from ...autograd.forward_ad import rules_must_differentiate
 from .._dispatch import call_unary
 from .._op import ELEMENTWISE, REGISTRY, defop, export, op
 from ..pointwise import _quiet, where
+from ..reduce import _BLAS_SUM_MIN
 from ..shape import cat
 
 __all__ = ["threshold", "threshold_", "relu", "relu_", "relu6", "hardtanh", "hardtanh_",
@@ -720,9 +721,10 @@ def _along(kernel):
 
 
 def _sum_along(xp, a, dim):
-    """a.sum(dim, keepdims=True). Along a contiguous last dim it is a matrix-vector product:
-    BLAS sums rows several times faster than NumPy's reduction loop (and as accurately)."""
-    if dim == a.ndim - 1 and a.flags.c_contiguous:
+    """a.sum(dim, keepdims=True). Along a contiguous last dim of a large array it is a
+    matrix-vector product: BLAS sums rows several times faster than NumPy's reduction loop
+    (and as accurately); below _BLAS_SUM_MIN elements the ones vector costs more than that."""
+    if dim == a.ndim - 1 and a.flags.c_contiguous and a.size >= _BLAS_SUM_MIN:
         return (a @ xp.ones(a.shape[-1], a.dtype))[..., None]
     return a.sum(axis=dim, keepdims=True)
 

@@ -45,7 +45,7 @@ from ..._tensor import Size
 from ...autograd import grad_mode
 from ...autograd.forward_ad import rules_must_differentiate
 from .._op import export, op
-from ..reduce import _BLAS_ROW_MAX
+from ..reduce import _BLAS_ROW_MAX, _BLAS_SUM_MIN
 from ..shape import cat
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
@@ -166,10 +166,12 @@ def _centered_into(xp, x, eps, out):
     """_centered, the centered values written into `out`; returns rstd. Rows of at most
     _BLAS_ROW_MAX elements (layer norm's features) are summed by BLAS, as `reduce` sums them:
     NumPy's reduction restarts for every short row ((2048, 256) float32: 0.12 -> 0.03 ms),
-    and over so few elements BLAS's rounding is no worse than NumPy's pairwise sum."""
+    and over so few elements BLAS's rounding is no worse than NumPy's pairwise sum (below
+    _BLAS_SUM_MIN elements in all, the ones vector costs more than it saves)."""
     n = x.shape[-1]
     with np.errstate(all="ignore"):  # n = 0: nan, as torch gives
-        short = 0 < n <= _BLAS_ROW_MAX and x.flags.c_contiguous and x.dtype.char in "fd"
+        short = 0 < n <= _BLAS_ROW_MAX and x.size >= _BLAS_SUM_MIN and x.flags.c_contiguous \
+            and x.dtype.char in "fd"
         total = _sums(xp, x) if short else x.sum(axis=-1)
         xp.subtract(x, (total / n)[..., None], out=out)
         return (1 / xp.sqrt(_dots(xp, out, out) / n + eps))[..., None]
