@@ -431,3 +431,37 @@ def test_stack_as_one_concatenate_matches_numpy_and_torch(shape, count):
             (ty * torch.tensor(weights)).sum().backward()
             for a, ta in zip(ours, theirs):
                 np.testing.assert_array_equal(a.grad.numpy(), ta.grad.numpy())
+
+
+FLAT_DATA = [[1.0, 2.0], [1, 2], [True, False], [True, 2], [1, 2.5], [True, 0.5], (3, 4.0),
+             [2 ** 62, 1], [2 ** 63], [-2 ** 63 - 1], [1e300], [float("nan"), float("inf")],
+             3.0, 7, False, 2 ** 64, [0.1] * 40]
+
+
+@pytest.mark.parametrize("dtype", [None, "float32", "float64", "int32", "uint8", "bool",
+                                   "float16"])
+@pytest.mark.parametrize("data", FLAT_DATA, ids=str)
+def test_tensor_of_flat_python_numbers_matches_torch(data, dtype):
+    """`tensor()` of one Python number or a flat list/tuple of them skips the walk over
+    nested data: the same dtype, values and errors as torch, with and without dtype=, and
+    under another default dtype."""
+    for default in ("float32", "float64"):
+        previous = torch.get_default_dtype()
+        torch.set_default_dtype(getattr(torch, default))
+        ember.set_default_dtype(getattr(ember, default))
+        try:
+            kwargs = {} if dtype is None else {"dtype": getattr(torch, dtype)}
+            try:
+                expected = torch.tensor(data, **kwargs)
+            except (RuntimeError, TypeError, ValueError, OverflowError) as e:
+                ours_kwargs = {} if dtype is None else {"dtype": getattr(ember, dtype)}
+                with pytest.raises(type(e)):
+                    ember.tensor(data, **ours_kwargs)
+                continue
+            ours = ember.tensor(data, **({} if dtype is None else {"dtype": getattr(ember, dtype)}))
+            assert str(ours.dtype).replace("ember", "torch") == str(expected.dtype)
+            assert tuple(ours.shape) == tuple(expected.shape)
+            np.testing.assert_array_equal(ours.numpy(), expected.numpy())
+        finally:
+            torch.set_default_dtype(previous)
+            ember.set_default_dtype(getattr(ember, str(previous).split(".")[1]))
