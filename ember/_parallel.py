@@ -240,12 +240,9 @@ def by_rows(kernel, xp, outs, *arrays, split=True, in_cache=False, **attrs):
     first = arrays[0]
     size = first.size if type(first) is _ndarray and split and first.ndim else 0
     in_cache = in_cache and size > CACHE_ELEMENTS
-    if size < 2 * SPLIT_ELEMENTS and not in_cache:
-        # one block, as it is: no slices made (a softmax of 16 elements ~4k instructions less)
-        kernel(xp, outs, *arrays, **attrs)
-        return outs
-    parts = blocks(first.shape[0], first)
-    if len(parts) == 1 and not in_cache:
+    # below two threads' worth no slices are made (a softmax of 16 elements ~4k instructions)
+    parts = blocks(first.shape[0], first) if size >= 2 * SPLIT_ELEMENTS or in_cache else ()
+    if len(parts) <= 1 and not in_cache:  # one block, as it is
         kernel(xp, outs, *arrays, **attrs)
         return outs
     rows_total = first.shape[0]

@@ -45,7 +45,7 @@ from ..._tensor import Size
 from ...autograd import grad_mode
 from ...autograd.forward_ad import rules_must_differentiate
 from .._op import export, op
-from ..reduce import _BLAS_ROW_MAX, _BLAS_SUM_MIN
+from ..reduce import _sum_trailing
 from ..shape import cat
 
 __all__ = ["batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
@@ -163,17 +163,15 @@ def _layer_norm_into(xp, outs, x, w, b, *, eps):
 
 
 def _centered_into(xp, x, eps, out):
-    """_centered, the centered values written into `out`; returns rstd. Rows of at most
-    _BLAS_ROW_MAX elements (layer norm's features) are summed by BLAS, as `reduce` sums them:
-    NumPy's reduction restarts for every short row ((2048, 256) float32: 0.12 -> 0.03 ms),
-    and over so few elements BLAS's rounding is no worse than NumPy's pairwise sum (below
-    _BLAS_SUM_MIN elements in all, the ones vector costs more than it saves)."""
+    """_centered, the centered values written into `out`; returns rstd. Short rows (layer
+    norm's features) are summed by BLAS where `reduce` would sum them so (`_sum_trailing`):
+    NumPy's reduction restarts for every short row ((2048, 256) float32: 0.12 -> 0.03 ms)."""
     n = x.shape[-1]
     with np.errstate(all="ignore"):  # n = 0: nan, as torch gives
-        short = 0 < n <= _BLAS_ROW_MAX and x.size >= _BLAS_SUM_MIN and x.flags.c_contiguous \
-            and x.dtype.char in "fd"
-        total = _sums(xp, x) if short else x.sum(axis=-1)
-        xp.subtract(x, (total / n)[..., None], out=out)
+        total = _sum_trailing(xp, x, (x.ndim - 1,))
+        if total is None:
+            total = x.sum(axis=-1)
+        xp.subtract(x, total.reshape(x.shape[:-1] + (1,)) / n, out=out)
         return (1 / xp.sqrt(_dots(xp, out, out) / n + eps))[..., None]
 
 
