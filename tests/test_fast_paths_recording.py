@@ -4,10 +4,12 @@
   read of `next_functions` (the engine's walk), against nodes made up front: the same node per
   leaf, the same gradients, hooks and errors as torch;
 - `compile_saver` (an op's save list written out as one function) against `_save`, which
-  walks the list, for every op in the registry;
+  walks the list, and `compile_recorder` (an op's whole record written out as one function)
+  against `_record_one_generic`, which loops over the inputs, for every op in the registry;
 - a tensor without a version counter saved at version 0, against one with a counter.
 """
 import gc
+import re
 import weakref
 
 import numpy as np
@@ -144,6 +146,44 @@ def test_compiled_saver_saves_what_save_saves(name):
         assert len(got) == len(want)
         for kind_detail, g, w in zip(op.saves, got, want):
             assert _same(g, w), (name, kind_detail, g, w)
+
+
+def _recorder_cases(op):
+    """`_saver_cases`, and inputs that want a gradient through a node (an op's result, a
+    view of one) or through a leaf whose AccumulateGrad node is alive."""
+    cases, attrs = _saver_cases(op)
+    n = len(op.input_names)
+    made = tuple(ember.randn(3, requires_grad=True) * 2 for _ in range(n))
+    views = tuple((ember.randn(4, requires_grad=True) * 2)[1:] for _ in range(n))
+    leaves = tuple(ember.randn(3, requires_grad=True) for _ in range(n))
+    nodes = [graph.accumulator(x) for x in leaves]  # alive while the case runs
+    return cases + [made, views, leaves], attrs, nodes
+
+
+@pytest.mark.parametrize("name", sorted(n for n, op in REGISTRY.items() if op.rule is not None))
+def test_compiled_recorder_records_what_the_generic_record_does(name):
+    op = REGISTRY[name]
+    cases, attrs, _nodes = _recorder_cases(op)
+    recorder = graph.compile_recorder(op)
+    for args in cases:
+        if op.variadic:
+            args = args[:1] * 3
+        out = ember.randn(3)
+        try:
+            want = graph._record_one_generic(op, args, attrs, out)
+        except RuntimeError as e:  # an input that must not want a gradient
+            with pytest.raises(RuntimeError, match=re.escape(str(e))):
+                recorder(args, attrs, out)
+            continue
+        got = recorder(args, attrs, out)
+        assert type(got) is type(want) and got.op is op
+        assert _same(got._next, want._next) and got._meta == want._meta
+        assert got._lazy_leaves == want._lazy_leaves and got._num_outputs == 1
+        assert len(got._saved) == len(want._saved)
+        for kind_detail, g, w in zip(op.saves, got._saved, want._saved):
+            assert _same(g, w), (name, kind_detail, g, w)
+        assert out._grad_fn is got and out._requires_grad
+        assert got._seq > want._seq
 
 
 def test_a_tensor_without_a_counter_is_saved_at_version_zero():

@@ -478,59 +478,84 @@ def _save(op, args, attrs, outputs):
 
 
 # What a node keeps of each kind of rule parameter, as a Python expression over the op's
-# inputs x0, x1, ..., `attrs` and `outputs`: the same values `_save` computes.
+# inputs x0, x1, ..., whether each is a tensor (t0, t1, ...) and wants a gradient (w0, ...),
+# `attrs` and `outputs`: the same values `_save` computes.
 _SAVED_AS = {
-    "input": "((x{0}, (x{0}._counter or _UNWRITTEN).value) if isinstance(x{0}, Tensor) else x{0})",
+    "input": "((x{0}, (x{0}._counter or _UNWRITTEN).value) if t{0} else x{0})",
     "attr": "(attrs[{0!r}] if {0!r} in attrs else defaults[{0!r}])",
-    "shape": "(x{0}._data.shape if isinstance(x{0}, Tensor) else ())",
-    "dtype": "(x{0}._dtype if isinstance(x{0}, Tensor) else None)",
-    "out": "tuple(map(save_output, outputs))",
-    "workspace": "tuple(map(save_output, outputs[1:]))",
+    "shape": "(x{0}._data.shape if t{0} else ())",
+    "dtype": "(x{0}._dtype if t{0} else None)",
+    "out": "tuple(map(save_output, {outputs}))",
+    "workspace": "tuple(map(save_output, {outputs}[1:]))",
 }
+
+
+def _compilable(op):
+    """Whether `op`'s records can be written out for a fixed list of inputs: not variadic, no
+    input with a default (an op called with fewer args), no kind over all inputs at once."""
+    names = op.input_names
+    inputs = list(inspect.signature(op.kernel).parameters.values())[1:len(names) + 1]
+    return not (op.variadic or any(p.default is not p.empty for p in inputs) or
+                any(kind in ("inputs", "shapes") for kind, _ in op.saves))
+
+
+def _saved_list(op, outputs):
+    """The source of the list a node of `op` saves, as `_save` builds it (see `_SAVED_AS`),
+    given the source of its outputs' tuple."""
+    values = []
+    for kind, detail in op.saves:
+        if kind == "needs_input_grad":
+            wants = [f"w{i}" for i in range(len(op.input_names))]
+            values.append(f"_NEEDS_TWO[{wants[0]}][{wants[1]}]" if len(wants) == 2 else
+                          f"({', '.join(wants)},)")
+        else:
+            values.append(_SAVED_AS[kind].format(detail, outputs=outputs))
+    return f"[{', '.join(values)}]"
+
+
+def _compile(op_name, name, source, **scope):
+    """`source`, which defines `name`, run with this module's globals (so that it sees
+    `_saved_hooks` and anomaly mode as they are at each call) and `scope` as closure values."""
+    factory = (f"def make({', '.join(scope)}):\n" + "".join(
+        f"    {line}\n" for line in source.splitlines()) + f"    return {name}\n")
+    namespace = {}
+    exec(compile(factory, f"<{name} of {op_name}>", "exec"), globals(), namespace)
+    return namespace["make"](**scope)
 
 
 def compile_saver(op):
     """`_save` for `op`, written out as one function of (args, attrs, outputs) and cached on
-    the op: `_save` walks the op's save list and branches on each kind at every record; this
-    builds the list in one expression (callgrind, with the call: a mul's saves 5.8k -> 3.6k
-    instructions, a sum's 5.1k -> 2.9k). For mul it is
+    the op, for ops with several outputs (`compile_recorder` writes the saves of the others
+    into their recorder): `_save` walks the op's save list and branches on each kind at every
+    record; this builds the list in one expression (callgrind, with the call: a mul's saves
+    5.8k -> 3.6k instructions). For an op of inputs (x, y) it is
 
         def save(args, attrs, outputs):
             x0, x1 = args
+            t0 = isinstance(x0, Tensor)
+            ...
             try:
-                return [((x0, (x0._counter or _UNWRITTEN).value) if isinstance(x0, Tensor)
-                         else x0), <the same for x1>, _NEEDS_TWO[...][...]]
+                return [<a value per rule parameter, from _SAVED_AS>]
             except AttributeError:  # a tensor not made by `Tensor._make` (no counter slot)
                 return _save(op, args, attrs, outputs)
 
-    Variadic ops, inputs with defaults, and the kinds over all inputs keep `_save` itself.
-    Saved-tensor hooks (`_pack`) are `_save`'s work too: the caller picks."""
-    names = op.input_names
-    inputs = list(inspect.signature(op.kernel).parameters.values())[1:len(names) + 1]
-    optional = any(p.default is not p.empty for p in inputs)  # an op called with fewer args
-    if op.variadic or optional or any(kind in ("inputs", "shapes") for kind, _ in op.saves):
+    Ops `_compilable` rejects keep `_save` itself. Saved-tensor hooks (`_pack`) are `_save`'s
+    work too: the caller picks."""
+    if not _compilable(op):
         op.saver = lambda args, attrs, outputs: _save(op, args, attrs, outputs)
         return op.saver
-    values = []
-    for kind, detail in op.saves:
-        if kind == "needs_input_grad":
-            wants = [f"(isinstance(x{i}, Tensor) and x{i}._requires_grad)" for i in
-                     range(len(names))]
-            values.append(f"_NEEDS_TWO[{wants[0]}][{wants[1]}]" if len(names) == 2 else
-                          f"({', '.join(wants)},)")
-        else:
-            values.append(_SAVED_AS[kind].format(detail))
-    inputs = "".join(f"x{i}, " for i in range(len(names)))
-    source = (f"def save(args, attrs, outputs):\n"
-              f"    {inputs} = args\n" if names else "def save(args, attrs, outputs):\n")
+    n = len(op.input_names)
+    source = "def save(args, attrs, outputs):\n"
+    if n:
+        source += f"    {''.join(f'x{i}, ' for i in range(n))}= args\n"
+    for i in range(n):
+        source += (f"    t{i} = isinstance(x{i}, Tensor)\n"
+                   f"    w{i} = t{i} and x{i}._requires_grad\n")
     source += (f"    try:\n"
-               f"        return [{', '.join(values)}]\n"
+               f"        return {_saved_list(op, 'outputs')}\n"
                f"    except AttributeError:\n"
                f"        return _save(op, args, attrs, outputs)\n")
-    scope = {"Tensor": Tensor, "_UNWRITTEN": _UNWRITTEN, "save_output": save_output,
-             "_NEEDS_TWO": _NEEDS_TWO, "defaults": op.attr_defaults, "_save": _save, "op": op}
-    exec(compile(source, f"<saver of {op.name}>", "exec"), scope)
-    op.saver = scope["save"]
+    op.saver = _compile(op.name, "save", source, op=op, defaults=op.attr_defaults)
     return op.saver
 
 
@@ -542,7 +567,7 @@ def record(op, args, attrs, outputs, multi=False):
     """Attach a new node for `op` to its floating-point outputs. `multi`: the kernel returned a
     tuple, so the rule gets `g` (and `out`) as tuples, even of one element."""
     if not multi:
-        return record_one(op, args, attrs, outputs[0])
+        return (op.recorder or compile_recorder(op))(args, attrs, outputs[0])
     edges, meta, lazy = _edges(op, args)
     out_meta = tuple((t._data.shape, t._dtype) for t in outputs)
     for i, t in enumerate(outputs):
@@ -560,24 +585,21 @@ def record(op, args, attrs, outputs, multi=False):
 
 
 def record_one(op, args, attrs, out):
-    """`record` for an op with one output, as nearly all are (dispatch calls this directly).
+    """`record` for an op with one output, as nearly all are: the op's recorder
+    (`compile_recorder`). Dispatch calls `(op.recorder or compile_recorder(op))(...)` itself,
+    one Python call less."""
+    return (op.recorder or compile_recorder(op))(args, attrs, out)
 
-    The node is allocated with object.__new__ and its slots are set here, not by calling the
-    class (the interpreter's slow path for `type.__call__`, ~0.5k instructions a node,
-    callgrind, issue 22) nor `Node.__init__` (one Python call more). What it saves comes from
-    the op's compiled saver (`compile_saver`)."""
+
+def _record_one_generic(op, args, attrs, out):
+    """What a compiled recorder does, for any op: edges from `_edges`, saves from `_save`."""
     edges, meta, lazy = _edges(op, args)
     node = _new(op.node_type or node_type(op))
     node.op = op
     node._next = edges
     node._lazy_leaves = lazy
     node._meta = meta
-    if not op.saves:
-        node._saved = _EMPTY
-    elif _saved_hooks:  # each saved tensor packed by the hook
-        node._saved = _save(op, args, attrs, (out,))
-    else:
-        node._saved = (op.saver or compile_saver(op))(args, attrs, (out,))
+    node._saved = _save(op, args, attrs, (out,)) if op.saves else _EMPTY
     node._seq = next(_sequence)
     node._num_outputs = 1
     node._out_meta = node._tensor_hooks = node._pre_hooks = node._post_hooks = None
@@ -589,7 +611,106 @@ def record_one(op, args, attrs, out):
     return node
 
 
+# How a recorder finds input i's edge, its (shape, dtype), and whether it wants a gradient
+# (`_edges` does the same in a loop, and explains the leaf case).
+_EDGE_OF_INPUT = """\
+if t{0} and x{0}._requires_grad:
+    w{0} = True
+    fn = x{0}._grad_fn if x{0}._base is None else x{0}.grad_fn
+    if fn is not None:
+        e{0} = (fn, x{0}._output_nr)
+    else:
+        ref = x{0}._grad_acc
+        fn = ref() if ref is not None else None
+        if fn is None:
+            fn = x{0}
+            lazy = True
+        e{0} = (fn, 0)
+    m{0} = (x{0}._data.shape, x{0}._dtype)
+else:
+    w{0} = False
+    e{0} = _NO_EDGE
+    m{0} = None
+"""
+
+_NODE_SLOTS = """\
+node = _new(node_class)
+node.op = op
+node._next = ({edges})
+node._lazy_leaves = lazy
+node._meta = [{meta}]
+node._saved = saved
+node._seq = next(_sequence)
+node._num_outputs = 1
+node._out_meta = node._tensor_hooks = node._pre_hooks = node._post_hooks = None
+if _anomaly.enabled:
+    _anomaly.remember_forward(node)
+if out._dtype.category >= FLOATING:  # floating or complex: differentiable
+    out._grad_fn = node
+    out._requires_grad = True
+return node
+"""
+
+
+def compile_recorder(op):
+    """The function `recorder(args, attrs, out)` that records a node of `op` for its one
+    output `out`, written out for the op's inputs and cached on the op (`op.recorder`).
+
+    It does in one function, with no loops, what `_edges` and the saver do: for a mul,
+    the edges, the inputs' (shape, dtype), the saved inputs with their versions and which
+    inputs want a gradient, each input's type checked once. The node is allocated with
+    object.__new__ and its slots set directly, not by calling the class (the interpreter's
+    slow path for `type.__call__`) nor `Node.__init__` (one Python call more). A mul of
+    two leaves: 14.3k -> 10.9k instructions (callgrind, issue 22). For the inputs (x, y):
+
+        def recorder(args, attrs, out):
+            x0, x1 = args
+            lazy = False
+            t0 = isinstance(x0, Tensor)
+            t1 = ...
+            if t0 and x0._requires_grad:   # `_EDGE_OF_INPUT`: e0, m0, w0
+                ...
+            if _saved_hooks: saved = _save(op, args, attrs, (out,))   # the hooks pack
+            else: saved = [<the values of _SAVED_AS>]
+            node = _new(node_class)        # `_NODE_SLOTS`
+            ...
+
+    Ops `_compilable` rejects record through `_record_one_generic`."""
+    if not _compilable(op):
+        op.recorder = lambda args, attrs, out: _record_one_generic(op, args, attrs, out)
+        return op.recorder
+    n = len(op.input_names)
+    edges = range(n) if op.edges is None else op.edges
+    lines = ["def recorder(args, attrs, out):"]
+    if n:
+        lines.append(f"    {''.join(f'x{i}, ' for i in range(n))}= args")
+    if op.edges is not None:  # the others must not want a gradient
+        lines.append("    _check_no_edges(op, args)")
+        lines += [f"    w{i} = False" for i in op.no_edges]
+    lines.append("    lazy = False")
+    lines += [f"    t{i} = isinstance(x{i}, Tensor)" for i in range(n)]
+    for i in edges:
+        lines += ["    " + line for line in _EDGE_OF_INPUT.format(i).splitlines()]
+    if not op.saves:
+        lines.append("    saved = _EMPTY")
+    else:
+        lines += ["    if _saved_hooks:  # each saved tensor packed by the hook",
+                  "        saved = _save(op, args, attrs, (out,))",
+                  "    else:",
+                  "        try:",
+                  f"            saved = {_saved_list(op, '(out,)')}",
+                  "        except AttributeError:  # a tensor not made by `_make`: no counter slot",
+                  "            saved = _save(op, args, attrs, (out,))"]
+    slots = _NODE_SLOTS.format(edges="".join(f"e{i}, " for i in edges),
+                               meta=", ".join(f"m{i}" for i in edges))
+    lines += ["    " + line for line in slots.splitlines()]
+    op.recorder = _compile(op.name, "recorder", "\n".join(lines), op=op,
+                           node_class=op.node_type or node_type(op), defaults=op.attr_defaults)
+    return op.recorder
+
+
 def _edges(op, args):
+
     """The node's edges (one (node, output_nr) per input with an edge), per input (shape,
     dtype) or None where the input wants no gradient, and whether an edge holds a leaf.
 

@@ -29,7 +29,7 @@ from .._device import CPU
 from .._tensor import Tensor
 from ..autograd import anomaly_mode as _anomaly
 from ..autograd import grad_mode
-from ..autograd.graph import ViewFn, rebase_inplace, record, record_one
+from ..autograd.graph import ViewFn, compile_recorder, rebase_inplace, record
 
 _grad = grad_mode.state
 _make = Tensor._make
@@ -126,7 +126,7 @@ def call(op, *args, **attrs):
         if op.view:
             _mark_views(op, args[0], attrs, (out,))
         if wants_grad and op.rule is not None and _grad.grad_enabled:
-            record_one(op, args, attrs, out)
+            (op.recorder or compile_recorder(op))(args, attrs, out)  # see record_one
         return out
     outputs = tuple(_wrap(r, out_np, device, xp) for r in result)
     if op.view:
@@ -198,7 +198,7 @@ def _run_plain(op, a, b, wants_grad, x, y, attrs):
     if op.view:
         _mark_views(op, a, attrs, (out,))
     if wants_grad and op.rule is not None and _grad.grad_enabled:
-        record_one(op, (a,) if y is None else (a, b), attrs or {}, out)
+        (op.recorder or compile_recorder(op))((a,) if y is None else (a, b), attrs or {}, out)
     return out
 
 
@@ -230,7 +230,7 @@ def call_numbers(op, a, *numbers):
         return quietly(call, op, a, *numbers)
     out = _wrap(result, a._dtype.np, CPU, np)
     if a._requires_grad and op.rule is not None and _grad.grad_enabled:
-        record_one(op, (a,) + numbers, {}, out)
+        (op.recorder or compile_recorder(op))((a,) + numbers, {}, out)
     return out
 
 

@@ -65,7 +65,7 @@ class Op:
     __slots__ = ("name", "promote", "kernel", "rule", "writes", "node_name", "input_names",
                  "variadic", "attr_names", "attr_defaults", "saves", "saves_tensors", "view",
                  "differentiable", "doc", "has_workspace", "moves", "jvp_rule", "jvp_needs",
-                 "batch_rule", "node_type", "saver", "edges", "no_edges")
+                 "batch_rule", "node_type", "saver", "recorder", "edges", "no_edges")
 
     def __init__(self, name, promote, kernel, *, node_name=None, view=False,
                  differentiable=True, writes=False, moves=False, jvp=None, batch=None,
@@ -82,6 +82,7 @@ class Op:
         self.node_name = node_name or _camel(name) + "Backward0"
         self.node_type = None  # the Node subclass of that name, made at the first record
         self.saver = None  # `saves` as a function, made at the first record (graph.py)
+        self.recorder = None  # the op's record of one output, made at the first (graph.py)
         self.view = view  # the output is a view of input 0 (shares its memory and version)
         # a "writer": the kernel modifies input 0's array in place and returns None; called
         # out of place it gets a copy, in place (`x.index_add_(...)`) the tensor's own memory,
@@ -137,7 +138,7 @@ class Op:
         self.saves_tensors = any(kind in ("input", "out", "workspace", "inputs")
                                 for kind, _ in self.saves)
         self.has_workspace = any(kind == "workspace" for kind, _ in self.saves)
-        self.saver = None
+        self.saver = self.recorder = None
         self.rule = rule
         return self
 

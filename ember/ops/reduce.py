@@ -36,7 +36,7 @@ from .._tensor import Tensor
 from .._utils import warn, wrap_dim, wrap_dims
 from ..autograd import grad_mode
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.graph import record_one
+from ..autograd.graph import compile_recorder
 from . import _dispatch
 from ._dispatch import call_unary, not_a_tensor
 from ._op import LINEAR, defop, export
@@ -312,10 +312,11 @@ def _small_float_total(t, mean):
     out = _make(total, False, None, 0, CPU)
     if t._requires_grad and _grad.grad_enabled:
         if mean:
-            record_one(_mean, (t,), {"dims": _ALL_DIMS[x.ndim], "keepdim": False}, out)
+            (_mean.recorder or compile_recorder(_mean))(
+                (t,), {"dims": _ALL_DIMS[x.ndim], "keepdim": False}, out)
         else:
-            record_one(_sum, (t,), {"dims": _ALL_DIMS[x.ndim], "keepdim": False,
-                                    "dtype": None}, out)
+            (_sum.recorder or compile_recorder(_sum))(
+                (t,), {"dims": _ALL_DIMS[x.ndim], "keepdim": False, "dtype": None}, out)
     return out
 
 
