@@ -7,14 +7,14 @@ When an op runs with grad enabled and some input requires grad, dispatch calls `
           ├─ mul ─> y                   = ((AccumulateGrad(x), 0), (AccumulateGrad(w), 0))
       w ──┘        y.grad_fn = MulBackward0 (saves x and w: the rule `g * b, g * a` names them)
 
-A node keeps what its op's rule asked for and nothing else (`compile_saver` writes each op's
-list out as one function), plus each input's shape and dtype so the engine can sum a broadcast
-gradient back to the input's shape. A leaf's AccumulateGrad node is made when the graph is first
-walked (backward, or reading `next_functions`), not when the op runs: until then the edge holds
-the leaf tensor, so a graph dropped unused never makes one. As in torch, every node name
-is a class of its own (`type(y.grad_fn).__name__ == "MulBackward0"`): `node_type` makes one
-Node subclass per name, once. The engine (`engine.py`) walks nodes from the output back to the
-leaves.
+A node keeps what its op's rule asked for and nothing else, plus each input's shape and dtype
+so the engine can sum a broadcast gradient back to the input's shape (`compile_recorder`
+writes an op's whole record out as one function). A leaf's AccumulateGrad node is made
+when the graph is first walked (backward, or reading `next_functions`), not when the op runs:
+until then the edge holds the leaf tensor, so a graph dropped unused never makes one. As in
+torch, every node name is a class of its own (`type(y.grad_fn).__name__ == "MulBackward0"`):
+`node_type` makes one Node subclass per name, once. The engine (`engine.py`) walks nodes from
+the output back to the leaves.
 
 In-place ops rewrite history: `y.add_(1)` gives `y` a new node whose input is y's old node. When
 the target is a *view*, its base's history changes too: the base gets a `CopySlices` node ("the
@@ -699,7 +699,7 @@ def compile_recorder(op):
                   "    else:",
                   "        try:",
                   f"            saved = {_saved_list(op, '(out,)')}",
-                  "        except AttributeError:  # a tensor not made by `_make`: no counter slot",
+                  "        except AttributeError:  # a tensor not made by `_make`: no counter",
                   "            saved = _save(op, args, attrs, (out,))"]
     slots = _NODE_SLOTS.format(edges="".join(f"e{i}, " for i in edges),
                                meta=", ".join(f"m{i}" for i in edges))
@@ -710,7 +710,6 @@ def compile_recorder(op):
 
 
 def _edges(op, args):
-
     """The node's edges (one (node, output_nr) per input with an edge), per input (shape,
     dtype) or None where the input wants no gradient, and whether an edge holds a leaf.
 
