@@ -6,11 +6,13 @@ forms.
 - `record_one` (nodes made without calling the class) against `Node.__init__` through the class;
 - a node's `metadata` and a tensor's version counter, both made on first use;
 - the saved-input unpacking shortcut, the two-operand `needs_input_grad` table;
-- the whole-tensor sum through `np.add.reduce`, and the 0-d expand made as an ndarray directly;
+- the whole-tensor sum through `np.add.reduce`, and the expand of a 0-d or contiguous array
+  made as an ndarray directly;
 - `call_unary` / `call_binary` (elementwise ops and sums of floating CPU tensors, without the
   generic passes of `call`) against `call` itself: results, dtypes, nodes, gradients, errors,
   and every case they hand to `call`.
 """
+import math
 import re
 import warnings
 
@@ -130,6 +132,29 @@ def test_expand_of_a_0d_array_matches_broadcast_to():
     assert not fast.flags.writeable and np.shares_memory(fast, a)
     a[()] = 1.0
     assert (fast == 1.0).all()
+
+
+@pytest.mark.parametrize("a_shape, shape", [
+    ((4, 1), (4, 4)), ((4, 1), (2, 4, 4)), ((1, 3), (1, 3)), ((3,), (1, 1, 3)),
+    ((1, 1), (0, 5)), ((0, 1), (0, 3)), ((2, 1, 3), (2, 5, 3)), ((1,), (7,))])
+def test_expand_of_a_contiguous_array_matches_torch(a_shape, shape):
+    values = np.arange(math.prod(a_shape), dtype=np.float32).reshape(a_shape)
+    fast = shape_ops._expand_kernel(np, values, shape=shape)
+    np.testing.assert_array_equal(fast, np.broadcast_to(values, shape))
+    assert fast.size == 0 or np.shares_memory(fast, values)
+    assert fast.flags.writeable == (a_shape == shape)  # only a true broadcast is read-only
+    want = torch.from_numpy(values).expand(shape)
+    got = ember.from_numpy(values).expand(shape)
+    assert got.stride() == want.stride()
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_expand_of_a_strided_array_keeps_the_general_path():
+    values = np.arange(8, dtype=np.float32).reshape(4, 2)[:, :1]  # not contiguous
+    got = ember.from_numpy(values).expand(4, 3)
+    want = torch.from_numpy(values.copy()).expand(4, 3)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert got.stride()[1] == 0
 
 
 def test_tiny_loop_matches_torch():

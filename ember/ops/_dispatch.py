@@ -33,6 +33,7 @@ from ..autograd.graph import ViewFn, compile_recorder, rebase_inplace, record
 
 _grad = grad_mode.state
 _make = Tensor._make
+_new = object.__new__
 _SCALAR_CATEGORY = {bool: dt.BOOL, int: dt.INTEGER, float: dt.FLOATING, complex: dt.COMPLEX,
                     np.bool_: dt.BOOL, np.float64: dt.FLOATING, np.float32: dt.FLOATING,
                     np.int64: dt.INTEGER, np.int32: dt.INTEGER, np.complex128: dt.COMPLEX,
@@ -436,20 +437,35 @@ def _any_requires_grad(args):
 
 def _mark_views(op, source, attrs, outputs):
     """Outputs of a view op share `source`'s memory: same version counter, same base, and a
-    recipe (`_view_fn`) to rebuild them from the base for in-place autograd."""
-    base = source if source._base is None else source._base
-    parent = source._view_fn if source._base is not None else None
-    # a view made outside grad mode, or of such a view, cannot be replayed for autograd
-    replayable = _grad.grad_enabled and (source._base is None or parent is not None)
+    recipe (`_view_fn`) to rebuild them from the base for in-place autograd. (The recipe is
+    allocated with object.__new__ and its slots set here, not by calling ViewFn: a view of a
+    4x4 tensor 27.1k -> 26.5k instructions, callgrind.)"""
+    base = source._base
+    if base is None:
+        base, parent, replayable = source, None, _grad.grad_enabled
+    else:  # a view made outside grad mode, or of such a view, cannot be replayed for autograd
+        parent = source._view_fn
+        replayable = _grad.grad_enabled and parent is not None
     try:  # the counter's slot, not the `_vc` property: ~1.5k instructions less a view
         counter = source._counter or source._vc  # (None: no counter yet; the property makes one)
     except AttributeError:  # a tensor not made by `_make`: the slot is unset
         counter = source._vc
-    for i, out in enumerate(outputs):
+    view_of_fn = base._grad_fn
+    count = len(outputs)
+    for i in range(count):
+        out = outputs[i]
         out._counter = counter
         out._base = base
-        out._view_fn = ViewFn(op, attrs, parent, i, len(outputs)) if replayable else None
-        out._view_of_fn = base._grad_fn
+        out._view_of_fn = view_of_fn
+        if replayable:
+            recipe = out._view_fn = _new(ViewFn)
+            recipe.op = op
+            recipe.attrs = attrs
+            recipe.parent = parent
+            recipe.index = i
+            recipe.num_outputs = count
+        else:
+            out._view_fn = None
 
 
 def _check_inplace_allowed(self):
