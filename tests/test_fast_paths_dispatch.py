@@ -157,6 +157,24 @@ def test_expand_of_a_strided_array_keeps_the_general_path():
     assert got.stride()[1] == 0
 
 
+@pytest.mark.parametrize("a_shape, shape", [
+    ((4, 4), (16,)), ((4, 4), (2, 1, 8)), ((2, 3, 4), (6, 4)), ((1,), (1, 1)), ((), (1,)),
+    ((0, 3), (3, 0)), ((0, 3), (0, 1, 3))])
+def test_view_of_a_contiguous_array_matches_the_checked_reshape(a_shape, shape):
+    values = np.arange(math.prod(a_shape), dtype=np.float32).reshape(a_shape)
+    fast = shape_ops._view_kernel(np, values, shape=shape)
+    plain = values.reshape(shape, copy=False)
+    np.testing.assert_array_equal(fast, plain)
+    assert fast.size == 0 or np.shares_memory(fast, values)
+    want = torch.from_numpy(values).view(shape)
+    assert ember.from_numpy(values).view(shape).stride() == want.stride()
+
+
+def test_view_of_a_contiguous_array_with_a_wrong_size_raises_torchs_error():
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        shape_ops._view_kernel(np, np.zeros((4, 4), np.float32), shape=(5,))
+
+
 def test_tiny_loop_matches_torch():
     """The issue's loop, forward and backward, through every fast path above."""
     values = np.random.default_rng(0).standard_normal((2, 16)).astype(np.float32)
