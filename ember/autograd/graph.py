@@ -591,26 +591,6 @@ def record_one(op, args, attrs, out):
     return (op.recorder or compile_recorder(op))(args, attrs, out)
 
 
-def _record_one_generic(op, args, attrs, out):
-    """What a compiled recorder does, for any op: edges from `_edges`, saves from `_save`."""
-    edges, meta, lazy = _edges(op, args)
-    node = _new(op.node_type or node_type(op))
-    node.op = op
-    node._next = edges
-    node._lazy_leaves = lazy
-    node._meta = meta
-    node._saved = _save(op, args, attrs, (out,)) if op.saves else _EMPTY
-    node._seq = next(_sequence)
-    node._num_outputs = 1
-    node._out_meta = node._tensor_hooks = node._pre_hooks = node._post_hooks = None
-    if _anomaly.enabled:
-        _anomaly.remember_forward(node)
-    if out._dtype.category >= FLOATING:  # floating or complex: differentiable
-        out._grad_fn = node
-        out._requires_grad = True
-    return node
-
-
 # How a recorder finds input i's edge, its (shape, dtype), and whether it wants a gradient
 # (`_edges` does the same in a loop, and explains the leaf case).
 _EDGE_OF_INPUT = """\
@@ -633,12 +613,13 @@ else:
     m{0} = None
 """
 
+# The node's slots, set directly (see `compile_recorder`), from its edges, meta and saves.
 _NODE_SLOTS = """\
 node = _new(node_class)
 node.op = op
-node._next = ({edges})
+node._next = {edges}
 node._lazy_leaves = lazy
-node._meta = [{meta}]
+node._meta = {meta}
 node._saved = saved
 node._seq = next(_sequence)
 node._num_outputs = 1
@@ -675,9 +656,9 @@ def compile_recorder(op):
             node = _new(node_class)        # `_NODE_SLOTS`
             ...
 
-    Ops `_compilable` rejects record through `_record_one_generic`."""
+    Ops `_compilable` rejects get `_generic_recorder`'s."""
     if not _compilable(op):
-        op.recorder = lambda args, attrs, out: _record_one_generic(op, args, attrs, out)
+        op.recorder = _generic_recorder(op)
         return op.recorder
     n = len(op.input_names)
     edges = range(n) if op.edges is None else op.edges
@@ -701,12 +682,24 @@ def compile_recorder(op):
                   f"            saved = {_saved_list(op, '(out,)')}",
                   "        except AttributeError:  # a tensor not made by `_make`: no counter",
                   "            saved = _save(op, args, attrs, (out,))"]
-    slots = _NODE_SLOTS.format(edges="".join(f"e{i}, " for i in edges),
-                               meta=", ".join(f"m{i}" for i in edges))
+    slots = _NODE_SLOTS.format(edges="(" + "".join(f"e{i}, " for i in edges) + ")",
+                               meta="[" + ", ".join(f"m{i}" for i in edges) + "]")
     lines += ["    " + line for line in slots.splitlines()]
     op.recorder = _compile(op.name, "recorder", "\n".join(lines), op=op,
                            node_class=op.node_type or node_type(op), defaults=op.attr_defaults)
     return op.recorder
+
+
+def _generic_recorder(op):
+    """A recorder for any op (variadic ones, inputs with defaults): the edges from `_edges`'
+    loop over the inputs, the saves from `_save`'s walk over the op's save list."""
+    lines = ["def recorder(args, attrs, out):",
+             "    edges, meta, lazy = _edges(op, args)",
+             "    saved = _save(op, args, attrs, (out,)) if op.saves else _EMPTY"]
+    slots = _NODE_SLOTS.format(edges="edges", meta="meta")
+    lines += ["    " + line for line in slots.splitlines()]
+    return _compile(op.name, "recorder", "\n".join(lines), op=op,
+                    node_class=op.node_type or node_type(op))
 
 
 def _edges(op, args):
