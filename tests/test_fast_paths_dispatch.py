@@ -3,7 +3,8 @@ forms.
 
 - dispatch's one-pass promotion for tensors of one floating dtype beside Python numbers, against
   the cached promotion table it skips;
-- `record_one` (nodes made without calling the class) against `Node.__init__` through the class;
+- the compiled recorder (nodes made without calling the class) against `Node.__init__`
+  through the class;
 - a node's `metadata` and a tensor's version counter, both made on first use;
 - the saved-input unpacking shortcut, the two-operand `needs_input_grad` table;
 - the whole-tensor sum through `np.add.reduce`, and the expand of a 0-d or contiguous array
@@ -63,7 +64,7 @@ def _slots(node):
     return {n: getattr(node, n) for n in names if n != "_seq"}
 
 
-def test_record_one_builds_the_node_the_class_builds():
+def test_recorder_builds_the_node_the_class_builds():
     a = ember.randn(3, requires_grad=True)
     b = ember.randn(3, requires_grad=True)
     fast = (a * b).grad_fn

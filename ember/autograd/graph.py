@@ -565,7 +565,8 @@ def compile_saver(op):
 
 def record(op, args, attrs, outputs, multi=False):
     """Attach a new node for `op` to its floating-point outputs. `multi`: the kernel returned a
-    tuple, so the rule gets `g` (and `out`) as tuples, even of one element."""
+    tuple, so the rule gets `g` (and `out`) as tuples, even of one element. A single output
+    goes to the op's recorder (`compile_recorder`), which dispatch also calls directly."""
     if not multi:
         return (op.recorder or compile_recorder(op))(args, attrs, outputs[0])
     edges, meta, lazy = _edges(op, args)
@@ -582,13 +583,6 @@ def record(op, args, attrs, outputs, multi=False):
             t._grad_fn = node
             t._requires_grad = True
     return node
-
-
-def record_one(op, args, attrs, out):
-    """`record` for an op with one output, as nearly all are: the op's recorder
-    (`compile_recorder`). Dispatch calls `(op.recorder or compile_recorder(op))(...)` itself,
-    one Python call less."""
-    return (op.recorder or compile_recorder(op))(args, attrs, out)
 
 
 # How a recorder finds input i's edge, its (shape, dtype), and whether it wants a gradient
