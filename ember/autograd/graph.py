@@ -545,18 +545,24 @@ def compile_saver(op):
         op.saver = lambda args, attrs, outputs: _save(op, args, attrs, outputs)
         return op.saver
     n = len(op.input_names)
-    source = "def save(args, attrs, outputs):\n"
-    if n:
-        source += f"    {''.join(f'x{i}, ' for i in range(n))}= args\n"
-    for i in range(n):
-        source += (f"    t{i} = isinstance(x{i}, Tensor)\n"
-                   f"    w{i} = t{i} and x{i}._requires_grad\n")
-    source += (f"    try:\n"
-               f"        return {_saved_list(op, 'outputs')}\n"
-               f"    except AttributeError:\n"
-               f"        return _save(op, args, attrs, outputs)\n")
-    op.saver = _compile(op.name, "save", source, op=op, defaults=op.attr_defaults)
+    lines = ["def save(args, attrs, outputs):"] + _unpacked_inputs(n)
+    if any(kind == "needs_input_grad" for kind, _ in op.saves):
+        lines += [f"    w{i} = t{i} and x{i}._requires_grad" for i in range(n)]
+    lines += ["    try:",
+              f"        return {_saved_list(op, 'outputs')}",
+              "    except AttributeError:",
+              "        return _save(op, args, attrs, outputs)"]
+    op.saver = _compile(op.name, "save", "\n".join(lines), op=op, defaults=op.attr_defaults)
     return op.saver
+
+
+def _unpacked_inputs(n):
+    """Source lines that name a record's n inputs x0, x1, ... and whether each is a tensor
+    (t0, t1, ...), as `_SAVED_AS` and `_EDGE_OF_INPUT` read them."""
+    if not n:
+        return []
+    return [f"    {''.join(f'x{i}, ' for i in range(n))}= args"] + \
+        [f"    t{i} = isinstance(x{i}, Tensor)" for i in range(n)]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -639,10 +645,10 @@ def compile_recorder(op):
     two leaves: 14.3k -> 10.9k instructions (callgrind, issue 22). For the inputs (x, y):
 
         def recorder(args, attrs, out):
-            x0, x1 = args
-            lazy = False
+            x0, x1 = args                  # `_unpacked_inputs`
             t0 = isinstance(x0, Tensor)
             t1 = ...
+            lazy = False
             if t0 and x0._requires_grad:   # `_EDGE_OF_INPUT`: e0, m0, w0
                 ...
             if _saved_hooks: saved = _save(op, args, attrs, (out,))   # the hooks pack
@@ -656,14 +662,11 @@ def compile_recorder(op):
         return op.recorder
     n = len(op.input_names)
     edges = range(n) if op.edges is None else op.edges
-    lines = ["def recorder(args, attrs, out):"]
-    if n:
-        lines.append(f"    {''.join(f'x{i}, ' for i in range(n))}= args")
+    lines = ["def recorder(args, attrs, out):"] + _unpacked_inputs(n)
     if op.edges is not None:  # the others must not want a gradient
         lines.append("    _check_no_edges(op, args)")
         lines += [f"    w{i} = False" for i in op.no_edges]
     lines.append("    lazy = False")
-    lines += [f"    t{i} = isinstance(x{i}, Tensor)" for i in range(n)]
     for i in edges:
         lines += ["    " + line for line in _EDGE_OF_INPUT.format(i).splitlines()]
     if not op.saves:

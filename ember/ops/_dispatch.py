@@ -127,7 +127,7 @@ def call(op, *args, **attrs):
         if op.view:
             _mark_views(op, args[0], attrs, (out,))
         if wants_grad and op.rule is not None and _grad.grad_enabled:
-            (op.recorder or compile_recorder(op))(args, attrs, out)  # graph.record's
+            (op.recorder or compile_recorder(op))(args, attrs, out)  # as graph.record
         return out
     outputs = tuple(_wrap(r, out_np, device, xp) for r in result)
     if op.view:
